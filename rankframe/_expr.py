@@ -1,0 +1,78 @@
+"""Building blocks shared by the Polars faces of the metrics.
+
+Every helper returns a ``pl.Expr`` that is evaluated per group inside
+``group_by(...).agg(...)`` (or over the whole frame inside ``select``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import polars as pl
+
+IntoExpr: TypeAlias = "str | pl.Expr"
+Gain: TypeAlias = Literal["linear", "exponential"]
+GAINS: tuple[Gain, ...] = ("linear", "exponential")
+
+
+def col(x: IntoExpr) -> pl.Expr:
+    """A column name or an expression, as an expression."""
+    return pl.col(x) if isinstance(x, str) else x
+
+
+def label(name: str, k: int | None) -> str:
+    """Output column name: ``name@k``, or ``name`` for the whole list."""
+    return name if k is None else f"{name}@{k}"
+
+
+def retrieved(rank: pl.Expr, k: int | None = None) -> pl.Expr:
+    """True for rows with a rank, and with rank <= k when a cutoff is given."""
+    if k is None:
+        return rank.is_not_null()
+    return (rank <= k).fill_null(False)
+
+
+def relevant(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """True for rows judged relevant: rel >= threshold (NULL grades are not)."""
+    return (rel >= threshold).fill_null(False)
+
+
+def judged_nonrelevant(rel: pl.Expr, threshold: float) -> pl.Expr:
+    """True for rows judged non-relevant: 0 <= rel < threshold."""
+    return ((rel >= 0) & (rel < threshold)).fill_null(False)
+
+
+def count(mask: pl.Expr) -> pl.Expr:
+    """Number of rows where ``mask`` holds, as Int64."""
+    return mask.sum().cast(pl.Int64)
+
+
+def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator as Float64, and 0.0 where the denominator is 0."""
+    return (
+        pl.when(denominator > 0)
+        .then(numerator.cast(pl.Float64) / denominator)
+        .otherwise(pl.lit(0.0, dtype=pl.Float64))
+    )
+
+
+def gain(rel: pl.Expr, kind: Gain) -> pl.Expr:
+    """Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0."""
+    grade = rel.cast(pl.Float64)
+    value = grade if kind == "linear" else pl.lit(2.0).pow(grade) - 1.0
+    return pl.when(grade > 0).then(value).otherwise(pl.lit(0.0))
+
+
+def log2_discount(positions: pl.Expr) -> pl.Expr:
+    """log2(i + 1) for 1-based positions i."""
+    return (positions.cast(pl.Float64) + 1.0).log(2)
+
+
+def relevant_ranks(rank: pl.Expr, rel: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
+    """Ranks of the relevant retrieved rows within the cutoff, ascending."""
+    return rank.filter(relevant(rel, threshold) & retrieved(rank, k)).sort()
+
+
+def ordinals(values: pl.Expr) -> pl.Expr:
+    """1, 2, ..., len(values): the position of each element of ``values``."""
+    return pl.int_range(1, values.len() + 1, dtype=pl.Int64)

@@ -1,0 +1,63 @@
+"""The DuckDB face: load the ``rf_*`` SQL macros into a connection.
+
+The macros live as plain ``.sql`` files (one public macro per file, plus ``_helpers.sql``)
+that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
+They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
+nothing is written into a database file.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+HELPERS_FILE = "_helpers.sql"
+
+
+def default_sql_dir() -> Path:
+    """Where the macros are: ``rankframe/sql`` when installed, else the checkout's ``sql/``."""
+    packaged = resources.files("rankframe") / "sql"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    checkout = Path(__file__).resolve().parent.parent / "sql"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(
+        "rankframe: SQL macros not found (looked in the installed package and the source "
+        "checkout); reinstall rankframe or pass sql_dir="
+    )
+
+
+def sql_files(sql_dir: str | Path | None = None) -> list[Path]:
+    """The macro files in load order: the helpers first, then every ``rf_*.sql`` by name."""
+    root = Path(sql_dir) if sql_dir is not None else default_sql_dir()
+    helpers = root / HELPERS_FILE
+    if not helpers.is_file():
+        raise FileNotFoundError(f"rankframe: {helpers} is missing; it must load first")
+    return [helpers, *sorted(root.glob("rf_*.sql"))]
+
+
+def sql_text(sql_dir: str | Path | None = None) -> str:
+    """All macro definitions as one SQL script, in load order."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in sql_files(sql_dir))
+
+
+def register(
+    con: duckdb.DuckDBPyConnection | None = None, *, sql_dir: str | Path | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Define every ``rf_*`` macro in ``con`` (a new in-memory connection if None) and return it.
+
+    Examples
+    --------
+    >>> import rankframe.duckdb
+    >>> con = rankframe.duckdb.register()
+    >>> con.sql("SELECT rf_ndcg(rel, rank, 5) FROM (VALUES (1, 3), (2, 2), (3, 3), "
+    ...         "(4, 0), (5, 1)) t(rank, rel)").fetchone()[0].__round__(4)
+    0.9724
+    """
+    connection = con if con is not None else duckdb.connect()
+    for path in sql_files(sql_dir):
+        connection.execute(path.read_text(encoding="utf-8"))
+    return connection

@@ -1,0 +1,176 @@
+"""Set-based metrics: counts of relevant rows in the top k.
+
+Per query: ``n`` rows have a rank, ``R`` rows are relevant (rel >= threshold,
+retrieved or not), ``hits@k`` relevant rows have rank <= k.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from rankframe import _validate
+from rankframe._expr import IntoExpr, col, count, label, ratio, relevant, retrieved
+
+PrecisionDivisor = Literal["k", "min"]
+
+
+def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
+    return count(relevant(rel, threshold) & retrieved(rank, k))
+
+
+def _precision(
+    rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
+) -> pl.Expr:
+    n = count(retrieved(rank))
+    hits = _hits(rel, rank, k, threshold)
+    if k is None:
+        return ratio(hits, n)
+    if divisor == "k":
+        return hits.cast(pl.Float64) / k
+    return ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
+
+
+def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
+    return ratio(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
+
+
+def precision(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+    divisor: PrecisionDivisor = "k",
+) -> pl.Expr:
+    """Precision at k: relevant rows in the top k divided by k.
+
+    ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)``.
+    ``k=None`` gives set precision ``hits / n``. A query with nothing retrieved scores 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [1, 0, 1, 0, 1]})
+    >>> df.select(rf.precision("rel", k=2)).item()
+    0.5
+    """
+    fn = "precision"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    divisor = _validate.choice(fn, "divisor", divisor, ("k", "min"))
+    return _precision(col(rel), col(rank), k, threshold, divisor).alias(label("P", k))
+
+
+def recall(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Recall at k: relevant rows in the top k divided by all relevant rows R.
+
+    ``recall@k = hits@k / R``; 0 when R = 0. Judged-but-unretrieved rows count in R.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, None], "rel": [1, 0, 1]})
+    >>> df.select(rf.recall("rel", k=2)).item()
+    0.5
+    """
+    fn = "recall"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    return _recall(col(rel), col(rank), k, threshold).alias(label("recall", k))
+
+
+def f1(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """F1 at k: the harmonic mean ``2PR / (P + R)`` of precision@k and recall@k; 0 if P + R = 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [1, 0, 1, 0, 1]})
+    >>> round(df.select(rf.f1("rel", k=4)).item(), 4)
+    0.5714
+    """
+    fn = "f1"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    p = _precision(col(rel), col(rank), k, threshold, "k")
+    r = _recall(col(rel), col(rank), k, threshold)
+    return ratio(2.0 * p * r, p + r).alias(label("f1", k))
+
+
+def hit_rate(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row is in the top k, else 0.0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3], "rel": [0, 0, 2]})
+    >>> df.select(rf.hit_rate("rel", k=2), rf.hit_rate("rel", k=3)).row(0)
+    (0.0, 1.0)
+    """
+    fn = "hit_rate"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    hits = _hits(col(rel), col(rank), k, threshold)
+    return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
+
+
+def num_ret(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+) -> pl.Expr:
+    """Number of retrieved rows (rank not NULL), limited to the top k when k is given.
+
+    ``rel`` is accepted for a uniform signature and not read.
+    """
+    k = _validate.cutoff("num_ret", k)
+    return count(retrieved(col(rank), k)).alias(label("num_ret", k))
+
+
+def num_rel(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Number of relevant rows R (rel >= threshold), retrieved or not.
+
+    ``rank`` is accepted for a uniform signature and not read.
+    """
+    threshold = _validate.positive_number("num_rel", "threshold", threshold)
+    return count(relevant(col(rel), threshold)).alias("num_rel")
+
+
+def num_rel_ret(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Number of relevant retrieved rows, limited to the top k when k is given."""
+    fn = "num_rel_ret"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

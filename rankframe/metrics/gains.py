@@ -1,0 +1,142 @@
+"""Graded metrics: cumulative gain, discounted cumulative gain and its normalisation.
+
+Gain g(rel) is ``rel`` (``"linear"``, Järvelin & Kekäläinen; trec_eval ``ndcg``) or
+``2^rel - 1`` (``"exponential"``, Burges et al.); NULL and grades <= 0 give 0. The
+relevance threshold does not apply to gains (as in trec_eval).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from rankframe import _validate
+from rankframe._expr import (
+    GAINS,
+    Gain,
+    IntoExpr,
+    col,
+    gain,
+    label,
+    log2_discount,
+    ordinals,
+    ratio,
+    retrieved,
+)
+
+Ideal = Literal["all", "retrieved"]
+IDEALS: tuple[Ideal, ...] = ("all", "retrieved")
+
+
+def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
+    return gain(rel, kind).filter(retrieved(rank, k)).sum()
+
+
+def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
+    return (gain(rel, kind) / log2_discount(rank)).filter(retrieved(rank, k)).sum()
+
+
+def _idcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) -> pl.Expr:
+    gains = gain(rel, kind)
+    pool = gains > 0
+    if ideal == "retrieved":
+        pool = pool & retrieved(rank)
+    candidates = gains.filter(pool)
+    best = candidates.top_k(k) if k is not None else candidates
+    best = best.sort(descending=True)
+    return (best / log2_discount(ordinals(best))).sum()
+
+
+def _check(fn: str, k: int | None, kind: str) -> tuple[int | None, Gain]:
+    return _validate.cutoff(fn, k), _validate.choice(fn, "gain", kind, GAINS)
+
+
+def cg(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    gain: Gain = "linear",
+) -> pl.Expr:
+    """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
+    >>> df.select(rf.cg("rel", k=3)).item()
+    8.0
+    """
+    k, kind = _check("cg", k, gain)
+    return _cg(col(rel), col(rank), k, kind).alias(label("cg", k))
+
+
+def dcg(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    gain: Gain = "linear",
+) -> pl.Expr:
+    """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
+    >>> round(df.select(rf.dcg("rel", k=5)).item(), 4)
+    6.1487
+    """
+    k, kind = _check("dcg", k, gain)
+    return _dcg(col(rel), col(rank), k, kind).alias(label("dcg", k))
+
+
+def idcg(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    gain: Gain = "linear",
+    ideal: Ideal = "all",
+) -> pl.Expr:
+    """Ideal DCG at k: the DCG@k of the query's positive gains sorted descending.
+
+    The ideal ranking is built from every row of the query, retrieved or not
+    (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
+    >>> round(df.select(rf.idcg("rel", k=5)).item(), 4)
+    6.3235
+    """
+    k, kind = _check("idcg", k, gain)
+    mode = _validate.choice("idcg", "ideal", ideal, IDEALS)
+    return _idcg(col(rel), col(rank), k, kind, mode).alias(label("idcg", k))
+
+
+def ndcg(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    gain: Gain = "linear",
+    ideal: Ideal = "all",
+) -> pl.Expr:
+    """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
+    >>> round(df.select(rf.ndcg("rel", k=5)).item(), 4)
+    0.9724
+    """
+    k, kind = _check("ndcg", k, gain)
+    mode = _validate.choice("ndcg", "ideal", ideal, IDEALS)
+    rel_e, rank_e = col(rel), col(rank)
+    return ratio(_dcg(rel_e, rank_e, k, kind), _idcg(rel_e, rank_e, k, kind, mode)).alias(
+        label("ndcg", k)
+    )

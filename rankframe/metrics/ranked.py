@@ -1,0 +1,178 @@
+"""Rank-sensitive binary metrics: reciprocal rank, average precision, R-precision,
+bpref and interpolated precision at a recall level.
+
+Per query: ``R`` = relevant rows (rel >= threshold) retrieved or not; ``r_j`` = rank of
+the j-th relevant retrieved row, ascending.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from rankframe import _validate
+from rankframe._expr import (
+    IntoExpr,
+    col,
+    count,
+    judged_nonrelevant,
+    label,
+    ordinals,
+    ratio,
+    relevant,
+    relevant_ranks,
+    retrieved,
+)
+
+APDivisor = Literal["relevant", "min", "found"]
+
+
+def reciprocal_rank(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3], "rel": [0, 0, 1]})
+    >>> round(df.select(rf.reciprocal_rank("rel")).item(), 4)
+    0.3333
+    """
+    fn = "reciprocal_rank"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    first = relevant_ranks(col(rank), col(rel), threshold, k).min()
+    return (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
+
+
+def average_precision(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+    divisor: APDivisor = "relevant",
+) -> pl.Expr:
+    """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
+
+    ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` with D = R (``"relevant"``,
+    trec_eval, ranx), ``min(R, k)`` (``"min"``, the recommender MAP@k) or the number of
+    relevant rows found in the top k (``"found"``). D = 0 gives 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [1, 0, 1, 0, 1]})
+    >>> round(df.select(rf.average_precision("rel")).item(), 4)
+    0.7556
+    """
+    fn = "average_precision"
+    k = _validate.cutoff(fn, k)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    divisor = _validate.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
+    rel_e, rank_e = col(rel), col(rank)
+    ranks = relevant_ranks(rank_e, rel_e, threshold, k)
+    total = (ordinals(ranks) / ranks).sum()
+    r_count = count(relevant(rel_e, threshold))
+    if divisor == "relevant":
+        denominator = r_count
+    elif divisor == "min":
+        denominator = r_count if k is None else pl.min_horizontal(r_count, pl.lit(k, pl.Int64))
+    else:
+        denominator = ranks.len()
+    return ratio(total, denominator).alias(label("average_precision", k))
+
+
+def r_precision(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """R-precision (trec_eval ``Rprec``): relevant rows in the top R divided by R; 0 if R = 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [1, 0, 1, 1]})
+    >>> round(df.select(rf.r_precision("rel")).item(), 4)
+    0.6667
+    """
+    threshold = _validate.positive_number("r_precision", "threshold", threshold)
+    rel_e, rank_e = col(rel), col(rank)
+    is_relevant = relevant(rel_e, threshold)
+    r_count = count(is_relevant)
+    hits_in_r = count(is_relevant & (rank_e <= r_count).fill_null(False))
+    return ratio(hits_in_r, r_count).alias("r_precision")
+
+
+def bpref(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
+
+    ``bpref = (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R))``
+    where nr = judged non-relevant rows (0 <= rel < threshold) ranked above r and N =
+    judged non-relevant rows of the query; a term is 1 when nr = 0. Unjudged (NULL) and
+    negative grades are skipped. R = 0 gives 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [0, 1, None, 1]})
+    >>> df.select(rf.bpref("rel")).item()
+    0.0
+    """
+    threshold = _validate.positive_number("bpref", "threshold", threshold)
+    rel_e, rank_e = col(rel), col(rank)
+    is_relevant = relevant(rel_e, threshold)
+    is_nonrelevant = judged_nonrelevant(rel_e, threshold)
+    r_count = count(is_relevant)
+    n_count = count(is_nonrelevant)
+    in_rank_order = {"by": rank_e, "nulls_last": True}
+    nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(**in_rank_order).cum_sum()
+    is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(**in_rank_order)
+    penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
+    term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
+    return ratio(term.filter(is_rel_ret).sum(), r_count).alias("bpref")
+
+
+def iprec_at_recall(
+    rel: IntoExpr = "rel",
+    recall: float = 0.0,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
+
+    The highest precision ``j / r_j`` at any relevant rank j >= c, where
+    ``c = floor(recall * R + 0.5)`` relevant rows make up that recall level; 0 when
+    fewer than c relevant rows are retrieved (or none at all).
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4], "rel": [0, 1, 0, 1]})
+    >>> df.select(rf.iprec_at_recall("rel", 1.0)).item()
+    0.5
+    """
+    fn = "iprec_at_recall"
+    level = _validate.unit_interval(fn, "recall", recall)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    rel_e, rank_e = col(rel), col(rank)
+    ranks = relevant_ranks(rank_e, rel_e, threshold, None)
+    needed = (count(relevant(rel_e, threshold)) * level + 0.5).floor()
+    position = ordinals(ranks)
+    precision_at = position / ranks
+    best = precision_at.filter(position >= pl.max_horizontal(needed, pl.lit(1.0))).max()
+    return best.cast(pl.Float64).fill_null(0.0).alias(f"iprec_at_recall_{level:.2f}")

@@ -1,0 +1,160 @@
+"""The registry: every metric declared once, with its parameters and its three faces.
+
+A :class:`Metric` ties together the Polars expression builder, the DuckDB macro
+(``rf_<name>`` in ``sql/rf_<name>.sql``) and the pure-Python reference oracle. The
+test-suite is driven from here: completeness (every metric has a macro with the same
+parameters, every macro is registered) and parity (all faces agree on generated data).
+
+Calling convention shared by the faces, for columns ``c1, c2`` (usually rel, rank),
+required parameters ``a`` (e.g. ``k``) and optional parameters ``o`` (e.g. ``threshold``):
+
+- Polars: ``builder(c1, *a, c2=..., **o)``  (``rf.ndcg("rel", 10, rank="rank", gain=...)``)
+- SQL:    ``rf_name(c1, c2, *a, o := ...)`` (``rf_ndcg(rel, rank, 10, gain := ...)``)
+- oracle: ``reference(rows, *a, **o)`` over one query's rows as tuples ordered like
+  ``columns`` (``(rel, rank)`` for the classic metrics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+
+from rankframe import metrics, reference
+
+ParamKind = Literal["cutoff", "threshold", "recall_level", "choice"]
+Aggregate = Literal["mean", "sum"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a metric, after its data columns."""
+
+    name: str
+    kind: ParamKind
+    default: Any = REQUIRED
+    choices: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric and its faces. ``columns`` are the data columns the faces read, in order."""
+
+    name: str
+    polars: Callable[..., pl.Expr]
+    reference: Callable[..., float]
+    params: tuple[Param, ...]
+    columns: tuple[str, ...] = ("rel", "rank")
+    aggregate: Aggregate = "mean"
+    is_count: bool = False
+    trec_eval: tuple[str, ...] = field(default=())
+
+    @property
+    def macro(self) -> str:
+        return f"rf_{self.name}"
+
+    @property
+    def required(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.required)
+
+    @property
+    def optional(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if not p.required)
+
+    def polars_expr(self, columns: Mapping[str, str], values: Mapping[str, Any]) -> pl.Expr:
+        """The Polars face called with the given column names and parameter values."""
+        first, *rest = self.columns
+        args = [columns[first], *(values[p.name] for p in self.required)]
+        kwargs = {c: columns[c] for c in rest}
+        kwargs.update({p.name: values[p.name] for p in self.optional if p.name in values})
+        return self.polars(*args, **kwargs)
+
+    def sql_call(self, columns: Mapping[str, str], values: Mapping[str, Any]) -> str:
+        """The SQL face as a call expression, e.g. ``rf_ndcg(rel, rank, 10, gain := 'linear')``."""
+        args = [columns[c] for c in self.columns]
+        args += [sql_literal(values[p.name]) for p in self.required]
+        args += [f"{p.name} := {sql_literal(values[p.name])}" for p in self.optional
+                 if p.name in values]
+        return f"{self.macro}({', '.join(args)})"
+
+    def reference_value(self, rows: Any, values: Mapping[str, Any]) -> float:
+        """The oracle over one query's rows."""
+        args = [values[p.name] for p in self.required]
+        kwargs = {p.name: values[p.name] for p in self.optional if p.name in values}
+        return self.reference(rows, *args, **kwargs)
+
+
+def sql_literal(value: object) -> str:
+    """A Python parameter value as a SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+K = Param("k", "cutoff")
+THRESHOLD = Param("threshold", "threshold", 1)
+GAIN = Param("gain", "choice", "linear", ("linear", "exponential"))
+IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"))
+
+_DECLARED = (
+    Metric("precision", metrics.precision, reference.precision,
+           (K, THRESHOLD, Param("divisor", "choice", "k", ("k", "min"))),
+           trec_eval=("P_k", "set_P")),
+    Metric("recall", metrics.recall, reference.recall, (K, THRESHOLD),
+           trec_eval=("recall_k", "set_recall")),
+    Metric("f1", metrics.f1, reference.f1, (K, THRESHOLD), trec_eval=("set_F",)),
+    Metric("hit_rate", metrics.hit_rate, reference.hit_rate, (K, THRESHOLD),
+           trec_eval=("success_k",)),
+    Metric("reciprocal_rank", metrics.reciprocal_rank, reference.reciprocal_rank,
+           (K, THRESHOLD), trec_eval=("recip_rank",)),
+    Metric("average_precision", metrics.average_precision, reference.average_precision,
+           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"))),
+           trec_eval=("map", "map_cut_k")),
+    Metric("r_precision", metrics.r_precision, reference.r_precision, (THRESHOLD,),
+           trec_eval=("Rprec",)),
+    Metric("bpref", metrics.bpref, reference.bpref, (THRESHOLD,), trec_eval=("bpref",)),
+    Metric("iprec_at_recall", metrics.iprec_at_recall, reference.iprec_at_recall,
+           (Param("recall", "recall_level"), THRESHOLD), trec_eval=("iprec_at_recall_x",)),
+    Metric("cg", metrics.cg, reference.cg, (K, GAIN)),
+    Metric("dcg", metrics.dcg, reference.dcg, (K, GAIN)),
+    Metric("idcg", metrics.idcg, reference.idcg, (K, GAIN, IDEAL)),
+    Metric("ndcg", metrics.ndcg, reference.ndcg, (K, GAIN, IDEAL),
+           trec_eval=("ndcg", "ndcg_cut_k")),
+    Metric("num_ret", metrics.num_ret, reference.num_ret, (K,), aggregate="sum",
+           is_count=True, trec_eval=("num_ret",)),
+    Metric("num_rel", metrics.num_rel, reference.num_rel, (THRESHOLD,), aggregate="sum",
+           is_count=True, trec_eval=("num_rel",)),
+    Metric("num_rel_ret", metrics.num_rel_ret, reference.num_rel_ret, (K, THRESHOLD),
+           aggregate="sum", is_count=True, trec_eval=("num_rel_ret",)),
+)
+
+METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}
+
+
+def get(name: str) -> Metric:
+    """The registered metric called ``name``."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        known = ", ".join(sorted(METRICS))
+        raise KeyError(f"unknown metric {name!r}; registered metrics: {known}") from None

@@ -1,0 +1,6 @@
+-- rf_cg(rel, rank, k, gain := 'linear') -> DOUBLE
+--   Cumulative gain: sum of g(rel) over rows with rank <= k.
+--   gain 'linear': g = rel; 'exponential': g = 2^rel - 1; NULL or rel <= 0 gives 0.
+CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k, gain := 'linear') AS
+    coalesce(sum(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential'])))
+        FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k))), 0)::DOUBLE;

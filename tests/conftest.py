@@ -1,0 +1,73 @@
+"""Shared fixtures: hypothesis profiles, a DuckDB connection with the repo's macros, and a
+record of parity results printed at the end of the run."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, settings
+
+import rankframe.duckdb
+
+REPO = Path(__file__).resolve().parent.parent
+SQL_DIR = REPO / "sql"
+
+settings.register_profile(
+    "ci", max_examples=200, deadline=None, print_blob=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev", max_examples=60, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection with every macro of the repository's sql/ loaded."""
+    connection = rankframe.duckdb.register(duckdb.connect(), sql_dir=SQL_DIR)
+    yield connection
+    connection.close()
+
+
+class ParityLog:
+    """Generated cases and the largest difference seen, per metric and face pair."""
+
+    def __init__(self) -> None:
+        self.cases: dict[str, int] = defaultdict(int)
+        self.queries: dict[str, int] = defaultdict(int)
+        self.max_diff: dict[str, float] = defaultdict(float)
+
+    def record(self, name: str, queries: int, diff: float) -> None:
+        self.cases[name] += 1
+        self.queries[name] += queries
+        self.max_diff[name] = max(self.max_diff[name], diff)
+
+
+PARITY_LOG = ParityLog()
+
+
+@pytest.fixture(scope="session")
+def parity_log() -> ParityLog:
+    return PARITY_LOG
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not PARITY_LOG.cases:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("parity: generated cases per metric (all faces)")
+    write(f"{'metric':<28}{'cases':>8}{'queries':>10}{'max |diff|':>14}")
+    for name in sorted(PARITY_LOG.cases):
+        write(f"{name:<28}{PARITY_LOG.cases[name]:>8}{PARITY_LOG.queries[name]:>10}"
+              f"{PARITY_LOG.max_diff[name]:>14.3g}")

@@ -1,0 +1,44 @@
+"""Run one registered metric through each face over a judged table; results keyed by qid."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from rankframe.registry import Metric
+
+COLUMNS = {"rel": "rel", "rank": "rank"}
+
+
+def polars_face(metric: Metric, judged: pl.DataFrame, values: Mapping[str, Any],
+                *, lazy: bool = False) -> dict[str, float]:
+    expr = metric.polars_expr(COLUMNS, values).alias("value")
+    if lazy:
+        out = judged.lazy().group_by("qid").agg(expr).collect(engine="streaming")
+    else:
+        out = judged.group_by("qid").agg(expr)
+    return dict(zip(out["qid"].to_list(), out["value"].to_list(), strict=True))
+
+
+def duckdb_face(metric: Metric, judged: pl.DataFrame, values: Mapping[str, Any],
+                con: duckdb.DuckDBPyConnection) -> dict[str, float]:
+    con.register("judged", judged)
+    try:
+        rows = con.sql(
+            f"SELECT qid, {metric.sql_call(COLUMNS, values)} AS value FROM judged GROUP BY qid"
+        ).fetchall()
+    finally:
+        con.unregister("judged")
+    return dict(rows)
+
+
+def reference_face(metric: Metric, judged: pl.DataFrame,
+                   values: Mapping[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for (qid,), group in judged.group_by("qid"):
+        rows = list(zip(*(group[c].to_list() for c in metric.columns), strict=True))
+        out[str(qid)] = metric.reference_value(rows, values)
+    return out
