@@ -1,42 +1,19 @@
-"""rankframe: ranking metrics where the data lives, as Polars expressions and DuckDB macros."""
+"""rankframe: ranking metrics where the data lives, as Polars expressions and DuckDB macros.
 
-from rankframe.metrics import (
-    average_precision,
-    bpref,
-    cg,
-    dcg,
-    f1,
-    hit_rate,
-    idcg,
-    iprec_at_recall,
-    ndcg,
-    num_rel,
-    num_rel_ret,
-    num_ret,
-    precision,
-    r_precision,
-    recall,
-    reciprocal_rank,
-)
+Every metric in :mod:`rankframe.metrics` is re-exported here (``rf.ndcg``, ``rf.precision``
+...); the DuckDB face is loaded with :func:`rankframe.duckdb.register`.
+"""
+
+from rankframe import metrics as _metrics
+from rankframe.errors import InputError, MeasureError, RankframeError
+from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "InputError",
+    "MeasureError",
+    "RankframeError",
     "__version__",
-    "average_precision",
-    "bpref",
-    "cg",
-    "dcg",
-    "f1",
-    "hit_rate",
-    "idcg",
-    "iprec_at_recall",
-    "ndcg",
-    "num_rel",
-    "num_rel_ret",
-    "num_ret",
-    "precision",
-    "r_precision",
-    "recall",
-    "reciprocal_rank",
+    *_metrics.__all__,
 ]
