@@ -1,0 +1,84 @@
+"""Completeness: every registered metric has all its faces with one signature, and every
+public macro under sql/ is accounted for."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import rankframe
+from rankframe.registry import METRICS, Metric
+from tests.conftest import SQL_DIR
+
+MACRO_DEFINITION = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)", re.IGNORECASE)
+
+
+def macros(con: duckdb.DuckDBPyConnection, kind: str) -> dict[str, list[str]]:
+    rows = con.sql(
+        "SELECT function_name, parameters FROM duckdb_functions() "
+        "WHERE function_name LIKE 'rf\\_%' ESCAPE '\\' AND function_name NOT LIKE 'rf\\_\\_%' "
+        f"ESCAPE '\\' AND function_type = '{kind}'"
+    ).fetchall()
+    return {name: list(params) for name, params in rows}
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_macro_has_registered_parameters_in_order(name: str, con: duckdb.DuckDBPyConnection) -> None:
+    metric = METRICS[name]
+    scalar = macros(con, "macro")
+    assert metric.macro in scalar, f"{metric.macro} is not defined by any sql/*.sql file"
+    assert scalar[metric.macro] == [*metric.columns, *(p.name for p in metric.params)]
+
+
+def test_every_metric_macro_is_registered(con: duckdb.DuckDBPyConnection) -> None:
+    registered = {m.macro for m in METRICS.values()}
+    unregistered = set(macros(con, "macro")) - registered
+    assert not unregistered, f"macros without a registry entry: {sorted(unregistered)}"
+
+
+@pytest.mark.parametrize("path", sorted(SQL_DIR.glob("rf_*.sql")), ids=lambda p: p.name)
+def test_one_public_macro_per_file_named_after_it(path: Path) -> None:
+    defined = MACRO_DEFINITION.findall(path.read_text(encoding="utf-8"))
+    assert defined == [path.stem], f"{path.name} should define exactly {path.stem}, got {defined}"
+    assert path.read_text(encoding="utf-8").startswith(f"-- {path.stem}("), "header comment"
+
+
+def expected_polars_signature(metric: Metric) -> list[tuple[str, inspect._ParameterKind, object]]:
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    first, *rest = metric.columns
+    empty = inspect.Parameter.empty
+    out: list[tuple[str, inspect._ParameterKind, object]] = [(first, positional, first)]
+    for p in metric.required:
+        out.append((p.name, positional, None if p.kind == "cutoff" else empty))
+    out += [(c, keyword, c) for c in rest]
+    out += [(p.name, keyword, p.default) for p in metric.optional]
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_polars_face_signature(name: str) -> None:
+    metric = METRICS[name]
+    assert getattr(rankframe, name) is metric.polars, f"rankframe.{name} is not the registered face"
+    params = inspect.signature(metric.polars).parameters.values()
+    actual = [(p.name, p.kind, p.default) for p in params]
+    expected = expected_polars_signature(metric)
+    names = [e[0] for e in expected]
+    assert [a[0] for a in actual] == names
+    for (pname, kind, default), (_, akind, adefault) in zip(expected, actual, strict=True):
+        assert akind == kind, f"{name}({pname}) kind"
+        if default is not inspect.Parameter.empty:
+            assert adefault == default, f"{name}({pname}) default {adefault!r} != {default!r}"
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_reference_face_signature(name: str) -> None:
+    metric = METRICS[name]
+    params = list(inspect.signature(metric.reference).parameters.values())
+    assert [p.name for p in params] == ["rows", *(p.name for p in metric.params)]
+    for p in metric.optional:
+        assert inspect.signature(metric.reference).parameters[p.name].default == p.default
