@@ -6,6 +6,9 @@ Every metric in :mod:`rankframe.metrics` is re-exported here (``rf.ndcg``, ``rf.
 
 from rankframe import metrics as _metrics
 from rankframe.errors import InputError, MeasureError, RankframeError
+from rankframe.evaluate import evaluate, summarize
+from rankframe.io import read_qrels, read_run
+from rankframe.judge import judge, unjudged_run_queries
 from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
 
 __version__ = "0.1.0"
@@ -15,5 +18,11 @@ __all__ = [
     "MeasureError",
     "RankframeError",
     "__version__",
+    "evaluate",
+    "judge",
+    "read_qrels",
+    "read_run",
+    "summarize",
+    "unjudged_run_queries",
     *_metrics.__all__,
 ]

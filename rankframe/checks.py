@@ -1,0 +1,168 @@
+"""Checks of a judged long table (SEMANTICS.md §1) before metrics are computed on it.
+
+:func:`check_judged` is what ``evaluate()`` calls first. Schema problems (a missing
+column, a rank that is not an integer, a grade that is not numeric) are reported at once,
+for a ``LazyFrame`` too, from its schema alone. Data problems (a rank below 1, the same
+rank twice within a query, a NaN grade) need the rows: a ``DataFrame`` is checked at once;
+a ``LazyFrame`` gets the check attached to its plan and raises when it is collected. The
+check sees the data as it flows into the next step of the same query, so the source is read
+once, not once for the check and again for the metrics; the price is that this step of the
+plan holds the whole table in memory rather than streaming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import overload
+
+import polars as pl
+
+from rankframe.errors import InputError
+
+__all__ = ["check_judged"]
+
+_FN = "check_judged"
+
+
+@overload
+def check_judged(
+    frame: pl.DataFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...
+) -> pl.DataFrame: ...
+
+
+@overload
+def check_judged(
+    frame: pl.LazyFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...
+) -> pl.LazyFrame: ...
+
+
+@overload
+def check_judged(
+    frame: pl.DataFrame | pl.LazyFrame,
+    *,
+    query: str | Sequence[str] = ...,
+    rel: str = ...,
+    rank: str = ...,
+) -> pl.DataFrame | pl.LazyFrame: ...
+
+
+def check_judged(
+    frame: pl.DataFrame | pl.LazyFrame,
+    *,
+    query: str | Sequence[str] = "qid",
+    rel: str = "rel",
+    rank: str = "rank",
+) -> pl.DataFrame | pl.LazyFrame:
+    """Validate a judged long table and return it unchanged.
+
+    Parameters
+    ----------
+    frame
+        The judged table: one row per (query, document).
+    query
+        The query key: a column name or several (``("system", "qid")``).
+    rel
+        Relevance grades: any numeric dtype, NULL = unjudged, no NaN.
+    rank
+        Ranks: any integer dtype, NULL = not retrieved, otherwise >= 1 and unique within
+        a query.
+
+    Returns
+    -------
+    pl.DataFrame or pl.LazyFrame
+        ``frame`` itself; for a ``LazyFrame``, the same plan with the data checks attached
+        (they run, and raise, when it is collected).
+
+    Raises
+    ------
+    InputError
+        A missing column (the message lists the columns there are), a rank column that is
+        not integer, a rel column that is not numeric, a rank < 1, a rank repeated within a
+        query, or a NaN grade; the query and rank at fault are named.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> from rankframe.checks import check_judged
+    >>> ok = pl.DataFrame({"qid": ["a", "a"], "rank": [1, None], "rel": [0, 2]})
+    >>> check_judged(ok).height
+    2
+    >>> bad = pl.DataFrame({"qid": ["a", "a"], "rank": [1, 1], "rel": [0, 2]})
+    >>> try:
+    ...     check_judged(bad)
+    ... except rf.InputError as error:
+    ...     print(error)
+    check_judged: query 'a' has rank 1 twice (rows 0 and 1, 0-based); ranks must be unique ...
+    """
+    keys = [query] if isinstance(query, str) else list(query)
+    if not keys:
+        raise ValueError(f"{_FN}: query must name at least one column")
+    if isinstance(frame, pl.LazyFrame):
+        schema = frame.collect_schema()
+    elif isinstance(frame, pl.DataFrame):
+        schema = frame.schema
+    else:
+        raise TypeError(
+            f"{_FN}: expected a polars DataFrame or LazyFrame, got {type(frame).__name__}"
+        )
+    _check_schema(schema, keys, rel, rank)
+
+    def check_data(data: pl.DataFrame) -> pl.DataFrame:
+        _check_rows(data, keys, rel, rank)
+        return data
+
+    if isinstance(frame, pl.LazyFrame):
+        return frame.map_batches(check_data, schema=schema)
+    return check_data(frame)
+
+
+def _check_schema(schema: pl.Schema, keys: list[str], rel: str, rank: str) -> None:
+    missing = [c for c in (*keys, rank, rel) if c not in schema]
+    if missing:
+        have = ", ".join(repr(c) for c in schema.names()) or "none"
+        raise InputError(
+            f"{_FN}: missing column(s) {', '.join(repr(c) for c in missing)}; "
+            f"the table has: {have}"
+        )
+    rank_dtype, rel_dtype = schema[rank], schema[rel]
+    if not (rank_dtype.is_integer() or rank_dtype == pl.Null):
+        raise InputError(
+            f"{_FN}: column {rank!r} must hold integer ranks, got {rank_dtype} "
+            f"(cast it, e.g. pl.col({rank!r}).cast(pl.Int64))"
+        )
+    if not (rel_dtype.is_numeric() or rel_dtype == pl.Null):
+        raise InputError(f"{_FN}: column {rel!r} must hold numeric grades, got {rel_dtype}")
+
+
+def _check_rows(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
+    indexed = data.select(*keys, rank, rel).with_row_index("__row")
+    low = indexed.filter(pl.col(rank) < 1).head(1)
+    if low.height:
+        raise InputError(
+            f"{_FN}: query {_key(low, keys)} has rank {low[rank][0]} at row "
+            f"{low['__row'][0]} (0-based); ranks start at 1 (NULL = not retrieved)"
+        )
+    repeat = indexed.filter(
+        pl.col(rank).is_not_null() & pl.struct(*keys, rank).is_first_distinct().not_()
+    ).head(1)
+    if repeat.height:
+        value = repeat[rank][0]
+        first = indexed.filter(
+            *(pl.col(k).eq_missing(repeat[k][0]) for k in keys), pl.col(rank) == value
+        )["__row"][0]
+        raise InputError(
+            f"{_FN}: query {_key(repeat, keys)} has rank {value} twice (rows {first} and "
+            f"{repeat['__row'][0]}, 0-based); ranks must be unique within a query"
+        )
+    if data.schema[rel].is_float():
+        nan = indexed.filter(pl.col(rel).is_nan()).head(1)
+        if nan.height:
+            raise InputError(
+                f"{_FN}: query {_key(nan, keys)} has a NaN grade in {rel!r} at row "
+                f"{nan['__row'][0]} (0-based); use NULL for an unjudged row"
+            )
+
+
+def _key(row: pl.DataFrame, keys: list[str]) -> str:
+    values = tuple(row[k][0] for k in keys)
+    return repr(values[0]) if len(values) == 1 else repr(values)

@@ -1,0 +1,179 @@
+"""The ``rankframe compare`` subcommand: evaluate several runs against one qrels file and
+test each against a baseline.
+
+``rankframe compare QRELS RUN1 RUN2 ... -m ndcg@10 -m map --test randomization``
+
+Each run is read, judged and evaluated per query (:func:`rankframe.io.read_run`,
+:func:`rankframe.judge.judge`, :func:`rankframe.evaluate.evaluate`), the per-query tables
+are stacked with a ``system`` column, and :func:`rankframe.compare.compare` does the
+rest. A system is named by its run tag (the last field of the run's first line), or by
+its file name when two runs share a tag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from rankframe import report
+from rankframe.compare import compare
+from rankframe.errors import InputError, RankframeError
+from rankframe.evaluate import evaluate
+from rankframe.io import read_qrels, read_run
+from rankframe.judge import judge, unjudged_run_queries
+
+__all__ = ["add_parser", "per_query_table", "run"]
+
+DEFAULT_MEASURES = ("ndcg@10", "map")
+FORMATS = ("text", "markdown", "latex", "csv")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``compare`` subcommand to an ``argparse`` subparsers object.
+
+    The parser's ``handler`` default is :func:`run`, so a main program dispatches with
+    ``args.handler(args)``.
+    """
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "compare",
+        help="compare runs: means, confidence intervals, significance tests vs a baseline",
+        description="Evaluate each RUN against QRELS and compare every run with a baseline "
+        "(default the first run), query by query. Prints one row per run with the mean of "
+        "each measure; a superscript letter marks a run significantly better than the run "
+        "with that letter. --format csv prints the full comparison (intervals, deltas, "
+        "p-values, wins/ties/losses, effect sizes).",
+    )
+    parser.add_argument("qrels", help="qrels file: qid iter docid rel (plain or gzip)")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run files: qid Q0 docid rank score tag (at least two)")
+    parser.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                        help="measure string as for evaluate(): ndcg@10, map, P@10, mrr@10, "
+                        f"... (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--test", choices=("t", "randomization", "bootstrap"), default="t",
+                        help="paired significance test (default t)")
+    parser.add_argument("--baseline", metavar="NAME",
+                        help="baseline run, by system name or file path (default the first)")
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "none"),
+                        default="holm",
+                        help="multiple-comparison correction over all runs x measures "
+                        "(default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level; intervals are 1 - alpha (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000, metavar="N",
+                        help="bootstrap resamples and randomization sign flips "
+                        "(default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--missing", choices=("error", "intersect", "zero"), default="error",
+                        help="a query some run lacks: fail (default), drop it for all runs, "
+                        "or score it 0")
+    parser.add_argument("-c", action="store_true",
+                        help="evaluate every qrels query for every run (a run's missing "
+                        "queries score 0), as trec_eval -c")
+    parser.add_argument("-l", type=int, default=1, metavar="N",
+                        help="relevance level: rel >= N is relevant (default 1)")
+    parser.add_argument("--engine", choices=("polars", "duckdb"), default="polars",
+                        help="engine that computes the metrics (same numbers)")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="output format (default text)")
+    parser.add_argument("--digits", type=int, default=4,
+                        help="decimals in text/markdown/latex (default 4)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar for resampling (default: when slow, on a terminal)")
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def per_query_table(
+    qrels_path: str | Path,
+    run_paths: list[str] | list[Path],
+    measures: list[str],
+    *,
+    all_queries: bool = False,
+    threshold: float = 1,
+    engine: Literal["polars", "duckdb"] = "polars",
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """Per-query values of ``measures`` for every run, stacked with a ``system`` column.
+
+    Returns the table (columns ``system``, ``qid``, one per measure) and a mapping from
+    each run path, as given, to its system name. Without ``all_queries`` a run is
+    evaluated on the qrels queries it retrieved for; with it, on every qrels query.
+    """
+    qrels = read_qrels(qrels_path)
+    runs = [(str(p), read_run(p)) for p in run_paths]
+    names = _system_names(runs)
+    frames = []
+    for (path, run_frame), name in zip(runs, names, strict=True):
+        judged = judge(run_frame, qrels)
+        unjudged = unjudged_run_queries(run_frame, qrels).height
+        if unjudged:
+            print(f"rankframe: {name}: {unjudged} run queries have no qrels and are "
+                  "not evaluated", file=sys.stderr)
+        if not all_queries:
+            judged = judged.filter(pl.col("qid").is_in(run_frame["qid"].unique().implode()))
+        if judged.height == 0:
+            raise InputError(f"run {path}: no query has both results and qrels")
+        values = evaluate(judged, measures, engine=engine, threshold=threshold)
+        frames.append(values.select(pl.lit(name).alias("system"), pl.all()))
+    table = pl.concat(frames, how="vertical_relaxed")
+    return table, {path: name for (path, _), name in zip(runs, names, strict=True)}
+
+
+def _system_names(runs: list[tuple[str, pl.DataFrame]]) -> list[str]:
+    tags = [str(frame["tag"][0]) if frame.height and frame["tag"][0] is not None else ""
+            for _, frame in runs]
+    names = []
+    for (path, _), tag in zip(runs, tags, strict=True):
+        names.append(tag if tag and tags.count(tag) == 1 else Path(path).name)
+    if len(set(names)) != len(names):
+        raise InputError(
+            "compare: runs need distinct names (their tags, or file names when tags "
+            f"repeat); got {', '.join(names)}"
+        )
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rankframe compare`` from parsed arguments; print to stdout, return 0."""
+    if len(args.runs) < 2:
+        raise RankframeError("compare needs at least two runs")
+    if args.l < 1:
+        raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
+    measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
+    table, names = per_query_table(args.qrels, args.runs, measures, all_queries=args.c,
+                                   threshold=args.l, engine=args.engine)
+    baseline = args.baseline
+    if baseline is not None and baseline not in names.values():
+        baseline = names.get(baseline, baseline)  # a run path names its system
+    correction = None if args.correction == "none" else args.correction
+    try:
+        result = compare(
+            table, system="system", query="qid", measures=measures, baseline=baseline,
+            test=args.test, correction=correction, alpha=args.alpha,
+            n_resamples=args.resamples, seed=args.seed, missing=args.missing,
+            progress=args.progress,
+        )
+    except ImportError as exc:  # the optional extra `stats` is not installed
+        raise RankframeError(str(exc)) from exc
+    except ValueError as exc:  # bad --alpha / --resamples, phrased for the command line
+        if isinstance(exc, RankframeError):
+            raise
+        raise RankframeError(str(exc)) from exc
+    n = int(result["n_queries"].max())  # type: ignore[arg-type]
+    test = {"t": "Paired t-test", "randomization": "Paired randomization test",
+            "bootstrap": "Paired bootstrap test"}[args.test]
+    fwer = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
+    note = f"{test}, {fwer} correction, alpha {args.alpha:g}, {n} queries."
+    out = sys.stdout
+    if args.format == "csv":
+        out.write(result.write_csv())
+    elif args.format == "markdown":
+        out.write(report.to_markdown(result, digits=args.digits, note=note))
+    elif args.format == "latex":
+        out.write(report.to_latex(result, digits=args.digits, note=note))
+    else:
+        out.write(report.to_text(result, digits=args.digits, note=note))
+    return 0

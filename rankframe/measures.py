@@ -1,0 +1,205 @@
+"""Measure strings: rankframe's grammar and trec_eval's names, parsed into registry calls.
+
+rankframe's grammar is ``name[(param=value, ...)][@cutoff]``, e.g. ``"ndcg@10"``,
+``"P@5"``, ``"map"``, ``"mrr@10"``, ``"ndcg(gain=exponential)@10"``, ``"map(divisor=min)@10"``.
+trec_eval's per-value names are accepted as well (``"P_10"``, ``"ndcg_cut_10"``,
+``"map_cut_100"``, ``"recip_rank"``, ``"Rprec"``, ``"success_10"``,
+``"iprec_at_recall_0.10"``, ``"set_P"`` ...). Every measure resolves to one registered
+metric, its parameter values, and how its per-query values are summarised (mean, sum or
+geometric mean).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rankframe.errors import MeasureError
+from rankframe.registry import METRICS, Metric
+
+Summary = Literal["mean", "sum", "gmean"]
+
+#: Floor applied before the logarithm of geometric-mean measures (trec_eval's MIN_GEO_MEAN).
+GEOMETRIC_MEAN_FLOOR = 1e-5
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A measure name: the metric it computes, fixed parameter values, what the cutoff sets."""
+
+    metric: str
+    fixed: tuple[tuple[str, Any], ...] = ()
+    cutoff: Literal["k", "recall", None] = "k"
+    summary: Summary | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: ``label`` as written, the metric, and its parameter values."""
+
+    label: str
+    metric: Metric
+    values: dict[str, Any] = field(hash=False)
+    summary: Summary
+
+    @property
+    def is_count(self) -> bool:
+        return self.metric.is_count
+
+
+_ALIASES: dict[str, Alias] = {}
+
+
+def _alias(names: str, alias: Alias) -> None:
+    for name in names.split():
+        _ALIASES[name.lower()] = alias
+
+
+_alias("p precision", Alias("precision", help="precision@k (P@k); k absent = set precision"))
+_alias("recall r", Alias("recall", help="recall@k; k absent = set recall"))
+_alias("f1 f", Alias("f1", help="F1@k, harmonic mean of P@k and recall@k"))
+_alias("success hit_rate hits", Alias("hit_rate", help="1 if a relevant row is in the top k"))
+_alias("mrr rr recip_rank reciprocal_rank",
+       Alias("reciprocal_rank", help="reciprocal rank of the first relevant row (within k)"))
+_alias("map ap average_precision", Alias("average_precision", help="average precision (@k)"))
+_alias("gm_map", Alias("average_precision", summary="gmean",
+                       help="average precision, summarised by geometric mean"))
+_alias("rprec r_precision", Alias("r_precision", cutoff=None, help="precision at rank R"))
+_alias("bpref", Alias("bpref", cutoff=None, help="binary preference"))
+_alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
+_alias("ndcg_exp", Alias("ndcg", (("gain", "exponential"),), help="nDCG with 2^rel - 1 gain"))
+_alias("dcg", Alias("dcg", help="discounted cumulative gain (linear gain)"))
+_alias("dcg_exp", Alias("dcg", (("gain", "exponential"),), help="DCG with 2^rel - 1 gain"))
+_alias("idcg", Alias("idcg", help="ideal DCG"))
+_alias("cg", Alias("cg", help="cumulative gain"))
+_alias("num_ret", Alias("num_ret", help="rows retrieved (summed over queries)"))
+_alias("num_rel", Alias("num_rel", cutoff=None, help="relevant rows (summed over queries)"))
+_alias("num_rel_ret", Alias("num_rel_ret", help="relevant rows retrieved (summed)"))
+_alias("iprec iprec_at_recall",
+       Alias("iprec_at_recall", cutoff="recall",
+             help="interpolated precision at recall level x (iprec@0.1)"))
+
+# trec_eval names with the cutoff after an underscore: P_10, ndcg_cut_10, ...
+_TREC_CUTOFF_NAMES: dict[str, str] = {
+    "P": "p", "recall": "recall", "map_cut": "map", "ndcg_cut": "ndcg", "success": "success",
+    "iprec_at_recall": "iprec_at_recall",
+}
+_TREC_SET_NAMES: dict[str, str] = {"set_P": "p", "set_recall": "recall", "set_F": "f1"}
+
+_GRAMMAR = re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
+)
+_TREC_CUT = re.compile(r"^(?P<name>[A-Za-z_]+?)_(?P<cutoff>[0-9]+(?:\.[0-9]+)?)$")
+
+
+def measure_names() -> dict[str, str]:
+    """Every accepted measure name with a one-line description (for ``--help``)."""
+    return {name: alias.help for name, alias in sorted(_ALIASES.items())}
+
+
+def _number(label: str, text: str, *, integer: bool) -> int | float:
+    try:
+        value: int | float = int(text) if integer else float(text)
+    except ValueError:
+        kind = "a positive integer cutoff" if integer else "a number"
+        raise MeasureError(f"measure {label!r}: expected {kind} after '@', got {text!r}") from None
+    if integer and value < 1:
+        raise MeasureError(f"measure {label!r}: the cutoff must be >= 1, got {value}")
+    return value
+
+
+def _param_value(label: str, text: str) -> Any:
+    text = text.strip()
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            continue
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        raise MeasureError(f"measure {label!r}: cannot read parameter value {text!r}")
+    return text
+
+
+def _unknown(label: str) -> MeasureError:
+    known = ", ".join(sorted(_ALIASES))
+    return MeasureError(
+        f"unknown measure {label!r}; use name[@cutoff] with one of: {known} "
+        "(or a trec_eval name such as P_10, ndcg_cut_10, map_cut_100, recip_rank)"
+    )
+
+
+def parse(label: str, *, threshold: float | None = None) -> Measure:
+    """Parse one measure string.
+
+    ``threshold`` (the relevance level) is applied to every metric that takes one, unless
+    the string sets it explicitly, e.g. ``"P(threshold=2)@10"``.
+
+    Examples
+    --------
+    >>> m = parse("ndcg@10")
+    >>> m.metric.name, m.values
+    ('ndcg', {'k': 10})
+    >>> parse("P_5").values
+    {'k': 5}
+    """
+    text = label.strip()
+    trec_set = _TREC_SET_NAMES.get(text)
+    trec_cut = _TREC_CUT.match(text)
+    if trec_set is not None:
+        name, params, cutoff = trec_set, "", None
+    elif trec_cut and trec_cut["name"] in _TREC_CUTOFF_NAMES:
+        name, params, cutoff = _TREC_CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
+    else:
+        match = _GRAMMAR.match(text)
+        if match is None:
+            raise _unknown(label)
+        name, params, cutoff = match["name"], match["params"] or "", match["cutoff"]
+    alias = _ALIASES.get(name.lower())
+    if alias is None:
+        raise _unknown(label)
+    metric = METRICS[alias.metric]
+    names = {p.name for p in metric.params}
+    values: dict[str, Any] = dict(alias.fixed)
+    if alias.cutoff == "k":
+        values["k"] = None if cutoff is None else _number(label, cutoff, integer=True)
+    elif alias.cutoff == "recall":
+        if cutoff is None:
+            raise MeasureError(f"measure {label!r} needs a recall level, e.g. {name}@0.5")
+        values["recall"] = _number(label, cutoff, integer=False)
+    elif cutoff is not None:
+        raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
+    for item in filter(None, (part.strip() for part in params.split(","))):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or key not in names or key in ("k", "recall"):
+            allowed = ", ".join(sorted(names - {"k", "recall"})) or "none"
+            raise MeasureError(
+                f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
+            )
+        values[key] = _param_value(label, raw)
+    if threshold is not None and "threshold" in names:
+        values.setdefault("threshold", threshold)
+    summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")
+    measure = Measure(label, metric, values, summary)
+    try:  # validate the parameters now, with the metric's own messages
+        metric.polars_expr({c: c for c in metric.columns}, values)
+    except (TypeError, ValueError) as exc:
+        raise MeasureError(f"measure {label!r}: {exc}") from None
+    return measure
+
+
+def parse_all(labels: list[str] | tuple[str, ...], *, threshold: float | None = None
+              ) -> list[Measure]:
+    """Parse several measure strings; labels must be distinct (they become column names)."""
+    if isinstance(labels, str):
+        labels = [labels]
+    seen: set[str] = set()
+    for label in labels:
+        if label in seen:
+            raise MeasureError(f"measure {label!r} is requested twice")
+        seen.add(label)
+    if not labels:
+        raise MeasureError("no measures requested")
+    return [parse(label, threshold=threshold) for label in labels]

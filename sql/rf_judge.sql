@@ -1,0 +1,55 @@
+-- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score DOUBLE)
+--   The judged long table (SEMANTICS.md §2) from two tables named by string:
+--   run(qid, docid, score) and qrels(qid, docid, rel); other columns are ignored.
+--   rank = position by score descending, ties broken by docid descending as text in byte
+--   order (trec_eval's rule: integer ids compare as their decimal strings, so 9 beats 10;
+--   compared as BLOBs, so a default_collation setting cannot change the order).
+--   Full outer join on (qid, docid): run-only rows get rel NULL, qrels-only rows rank NULL.
+--   qrels queries without results are kept; run queries absent from the qrels are
+--   dropped. depth keeps the top `depth` ranks of each query before the join (trec_eval -M).
+--   A (qid, docid) pair twice in the run or in the qrels is an error naming the smallest
+--   such pair. Sorted by qid, rank (NULL last), docid. Ids are matched with the
+--   connection's collation (the default, binary, is assumed: under default_collation =
+--   'nocase', 'D1' and 'd1' would be one document for the join and the duplicate check).
+--   Example: SELECT qid, rf_ndcg(rel, rank, 10) FROM rf_judge('run', 'qrels') GROUP BY qid;
+CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
+    WITH
+    r AS (
+        -- + 0.0 turns -0.0 into 0.0: the two are equal scores and tie as such.
+        SELECT qid, docid, score::DOUBLE + 0.0 AS score FROM query_table(run)
+    ),
+    q AS (
+        SELECT qid, docid, rel FROM query_table(qrels)
+    ),
+    duplicate AS (
+        SELECT 'run' AS side, qid, docid FROM r GROUP BY qid, docid HAVING count(*) > 1
+        UNION ALL
+        SELECT 'qrels' AS side, qid, docid FROM q GROUP BY qid, docid HAVING count(*) > 1
+    ),
+    first_duplicate AS (
+        SELECT error('rf_judge: duplicate (qid, docid) in the ' || side || ': query '''
+                     || qid::VARCHAR || ''', document ''' || docid::VARCHAR
+                     || '''; each pair may appear only once') AS failure
+        FROM duplicate
+        ORDER BY side DESC, qid, docid
+        LIMIT 1
+    ),
+    ranked AS (
+        SELECT qid, docid, score,
+               row_number() OVER (PARTITION BY qid
+                                  ORDER BY score DESC, encode(docid::VARCHAR) DESC) AS rank
+        FROM r
+        WHERE qid IN (SELECT qid FROM q)
+    ),
+    cut AS (
+        SELECT * FROM ranked
+        WHERE CASE WHEN depth IS NULL THEN true
+                   WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
+                   ELSE error('rf_judge: depth must be a positive integer or NULL (no cut), got '
+                              || depth::VARCHAR)
+              END
+    )
+    SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
+    FROM cut FULL OUTER JOIN q USING (qid, docid)
+    WHERE (SELECT count(failure) FROM first_duplicate) = 0
+    ORDER BY qid, rank NULLS LAST, docid;

@@ -1,0 +1,39 @@
+-- rf_read_qrels(path) -> TABLE (qid VARCHAR, docid VARCHAR, rel BIGINT)
+--   Reads a TREC qrels file (qid iter docid rel): one row per line, file order; iter is
+--   dropped. Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings,
+--   blank lines and lines whose first field starts with '#' (skipped), gzip when the file
+--   name ends in .gz (DuckDB picks the codec from the extension, not from the content).
+--   rel is [+-]digits as in rankframe.io.read_qrels ('1.5', 'x' are rejected); negative
+--   grades are kept (pooled but unjudged).
+--   Checked (the query fails, quoting the line): exactly 4 fields, integer grade.
+--   Not checked (rankframe.io.read_qrels does): duplicate (qid, docid) pairs, binary or
+--   non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
+--   An empty file gives an empty table (rankframe.io.read_qrels raises).
+CREATE OR REPLACE TEMP MACRO rf_read_qrels(path) AS TABLE
+    WITH lines AS (
+        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
+        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
+                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+    ), fields AS (
+        SELECT line,
+               CASE WHEN len(f) = 4 THEN f
+                    ELSE error('rf_read_qrels: expected 4 fields (qid iter docid rel), found '
+                               || len(f)::VARCHAR || ' in line: ' || line)
+               END AS f
+        FROM lines
+        WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
+    ), parsed AS (
+        SELECT line, f,
+               CASE WHEN regexp_full_match(f[4], '[+-]?[0-9]+')
+                    THEN TRY_CAST(f[4] AS BIGINT) END AS rel
+        FROM fields
+    )
+    SELECT
+        f[1] AS qid,
+        f[3] AS docid,
+        CASE WHEN rel IS NULL
+                 THEN error('rf_read_qrels: relevance grade ''' || f[4]
+                            || ''' is not an integer in line: ' || line)
+             ELSE rel
+        END AS rel
+    FROM parsed;

@@ -1,0 +1,49 @@
+-- rf_read_run(path) -> TABLE (qid VARCHAR, docid VARCHAR, rank BIGINT, score DOUBLE, tag VARCHAR)
+--   Reads a TREC run file (qid Q0 docid rank score tag): one row per line, file order.
+--   Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings, blank
+--   lines and lines whose first field starts with '#' (skipped), gzip when the file name
+--   ends in .gz (DuckDB picks the codec from the extension, not from the content).
+--   Numbers follow rankframe.io.read_run: rank is [+-]digits, score is decimal or exponent
+--   notation and finite ('nan', 'inf', '0x10' are rejected).
+--   Checked (the query fails, quoting the line): exactly 6 fields, integer rank, finite
+--   score. Not checked (rankframe.io.read_run does): duplicate (qid, docid) pairs, binary
+--   or non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
+--   rank is the file's own field; rf_judge ranks by score and never reads it.
+--   An empty file gives an empty table (rankframe.io.read_run raises).
+CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
+    WITH lines AS (
+        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
+        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
+                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+    ), fields AS (
+        SELECT line,
+               CASE WHEN len(f) = 6 THEN f
+                    ELSE error('rf_read_run: expected 6 fields (qid Q0 docid rank score tag), '
+                               || 'found ' || len(f)::VARCHAR || ' in line: ' || line)
+               END AS f
+        FROM lines
+        WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
+    ), parsed AS (
+        SELECT line, f,
+               CASE WHEN regexp_full_match(f[4], '[+-]?[0-9]+')
+                    THEN TRY_CAST(f[4] AS BIGINT) END AS rank,
+               CASE WHEN regexp_full_match(f[5],
+                                           '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
+                    THEN TRY_CAST(f[5] AS DOUBLE) END AS score
+        FROM fields
+    )
+    SELECT
+        f[1] AS qid,
+        f[3] AS docid,
+        CASE WHEN rank IS NULL
+                 THEN error('rf_read_run: rank ''' || f[4] || ''' is not an integer in line: '
+                            || line)
+             ELSE rank
+        END AS rank,
+        CASE WHEN score IS NULL OR NOT isfinite(score)
+                 THEN error('rf_read_run: score ''' || f[5]
+                            || ''' is not a finite number in line: ' || line)
+             ELSE score
+        END AS score,
+        f[6] AS tag
+    FROM parsed;
