@@ -121,13 +121,13 @@ def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int) ->
             if run_t is not None and qrels_t is not None:
                 run.select(
                     "qid",
-                    pl.lit("Q0"),
+                    pl.lit("Q0").alias("q0"),
                     "docid",
                     pl.int_range(1, pl.len() + 1).over("qid").alias("rank"),
                     pl.col("score").round(3),
-                    pl.lit("rfbench"),
+                    pl.lit("rfbench").alias("tag"),
                 ).write_csv(run_t, separator=" ", include_header=False)
-                qrels.select("qid", pl.lit(0), "docid", "rel").write_csv(
+                qrels.select("qid", pl.lit(0).alias("iter"), "docid", "rel").write_csv(
                     qrels_t, separator=" ", include_header=False
                 )
     finally:

@@ -76,3 +76,13 @@ def relevant_ranks(rank: pl.Expr, rel: pl.Expr, threshold: float, k: int | None)
 def ordinals(values: pl.Expr) -> pl.Expr:
     """1, 2, ..., len(values): the position of each element of ``values``."""
     return pl.int_range(1, values.len() + 1, dtype=pl.Int64)
+
+
+def is_judged(rel: pl.Expr) -> pl.Expr:
+    """True for rows with a judgement: rel >= 0 (NULL and negative grades are unjudged)."""
+    return (rel >= 0).fill_null(False)
+
+
+def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
+    """p^(rank - 1): the rank-biased weight of a 1-based position before the (1 - p) factor."""
+    return pl.lit(p, dtype=pl.Float64).pow(rank.cast(pl.Float64) - 1.0)

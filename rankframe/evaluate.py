@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 import rankframe.duckdb as rf_duckdb
-from rankframe.checks import check_judged
+from rankframe.checks import check_frame, check_judged
 from rankframe.errors import InputError, MeasureError
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse, parse_all
 
@@ -40,10 +40,10 @@ def _polars(judged: JudgedTable, measures: list[Measure], keys: list[str],
 
 
 def _has_macros(con: duckdb.DuckDBPyConnection) -> bool:
-    found = con.execute(
+    found = con.sql(
         "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'rf_ndcg'"
-    ).fetchone()
-    return bool(found and found[0])
+    ).fetchall()
+    return bool(found[0][0])
 
 
 def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
@@ -57,12 +57,14 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
         + [f"{m.metric.sql_call(quoted, m.values)} AS {_quote(m.label)}" for m in measures]
     )
     group = ", ".join(_quote(k) for k in keys)
-    frame = judged.collect() if isinstance(judged, pl.LazyFrame) else judged
+    # Only the columns the query reads cross into DuckDB.
+    needed = list(dict.fromkeys([*keys, *columns.values()]))
+    frame = judged.lazy().select(needed).collect()
     view = "__rankframe_judged"
     connection.register(view, frame)
     try:
         sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
-        result = connection.sql(sql).pl()
+        result: pl.DataFrame = connection.sql(sql).pl()
     finally:
         connection.unregister(view)
         if con is None:
@@ -119,7 +121,12 @@ def evaluate(
     clash = set(labels) & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
-    judged = check_judged(judged, query=keys, rel=rel, rank=rank)
+    if isinstance(judged, pl.DataFrame):
+        if check_frame(judged, keys, rel, rank) and len(keys) == 1:
+            # Proven sorted by the query: the flag lets the group-by take its sorted path.
+            judged = judged.with_columns(pl.col(keys[0]).set_sorted())
+    else:
+        judged = check_judged(judged, query=keys, rel=rel, rank=rank)
     columns = {"rel": rel, "rank": rank}
     if engine == "polars":
         return _polars(judged, parsed, keys, columns)

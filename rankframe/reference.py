@@ -8,8 +8,9 @@ DuckDB faces to an independent statement of each formula; do not use them for sp
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 Row = tuple[float | None, int | None]
 Rows = Sequence[Row]
@@ -99,7 +100,9 @@ def average_precision(
         if _is_relevant(rel, threshold):
             found += 1
             relevant_in_top = sum(
-                1 for g2, r2 in rows if r2 is not None and r2 <= rank and _is_relevant(g2, threshold)
+                1
+                for g2, r2 in rows
+                if r2 is not None and r2 <= rank and _is_relevant(g2, threshold)
             )
             total += relevant_in_top / rank
     big_r = _count_relevant(rows, threshold)
@@ -136,9 +139,11 @@ def bpref(rows: Rows, threshold: float = 1) -> float:
     return total / big_r
 
 
-def iprec_at_recall(rows: Rows, recall: float = 0.0, threshold: float = 1) -> float:
+def iprec_at_recall(
+    rows: Rows, recall: float = 0.0, threshold: float = 1, rounding: str = "nearest"
+) -> float:
     big_r = _count_relevant(rows, threshold)
-    needed = math.floor(recall * big_r + 0.5)
+    needed = math.floor(recall * big_r + (0.5 if rounding == "nearest" else 0.9))
     precisions: list[float] = []
     found = 0
     for rel, rank in _retrieved(rows):
@@ -174,3 +179,245 @@ def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
 def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all") -> float:
     ideal_value = idcg(rows, k, gain, ideal)
     return dcg(rows, k, gain) / ideal_value if ideal_value > 0 else 0.0
+
+
+# --- user models -------------------------------------------------------------------------
+
+
+def rbp(
+    rows: Rows,
+    p: float = 0.8,
+    threshold: float = 1,
+    graded: bool = False,
+    max_grade: float | None = None,
+) -> float:
+    if graded:
+        top = max_grade
+        if top is None:
+            top = max((rel for rel, _ in rows if rel is not None), default=0.0)
+    total = 0.0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if not graded:
+            g = 1.0 if _is_relevant(rel, threshold) else 0.0
+        elif rel is None or rel <= 0 or top is None or top <= 0:
+            g = 0.0
+        else:
+            g = min(rel / top, 1.0)
+        total += g * p ** (rank - 1)
+    return (1 - p) * total
+
+
+def rbp_residual(rows: Rows, p: float = 0.8) -> float:
+    judged_ranks = {rank for rel, rank in rows if rank is not None and rel is not None and rel >= 0}
+    deepest = max((rank for _, rank in rows if rank is not None), default=0)
+    unknown = sum(p ** (i - 1) for i in range(1, deepest + 1) if i not in judged_ranks)
+    return (1 - p) * unknown + p**deepest
+
+
+def err(rows: Rows, k: int | None = None, max_grade: float = 4) -> float:
+    total = 0.0
+    not_stopped = 1.0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if not _in_top(rank, k):
+            break
+        grade = 0.0 if rel is None else min(max(rel, 0.0), max_grade)
+        stop = (2.0**grade - 1.0) / 2.0**max_grade
+        total += not_stopped * stop / rank
+        not_stopped *= 1.0 - stop
+    return total
+
+
+def judged(rows: Rows, k: int | None = None) -> float:
+    n = num_ret(rows)
+    top = sum(1 for rel, rank in rows if _in_top(rank, k) and rel is not None and rel >= 0)
+    denominator = n if k is None else min(k, n)
+    return top / denominator if denominator else 0.0
+
+
+# --- correlation and overlap (rows are (x, y) or (rank_a, rank_b)) -------------------------
+
+Pair = tuple[float | None, float | None]
+
+
+def _kept(rows: Sequence[Pair]) -> list[tuple[float, float]]:
+    return [
+        (float(x), float(y))
+        for x, y in rows
+        if x is not None and y is not None and not math.isnan(x) and not math.isnan(y)
+    ]
+
+
+def _sign(v: float) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _pair_kinds(rows: Sequence[Pair]) -> tuple[int, int, int, int, int, int]:
+    """Over unordered pairs: concordant, discordant, tied in x only, in y only, in both, all."""
+    kept = _kept(rows)
+    conc = disc = tie_x = tie_y = tie_xy = 0
+    for i in range(len(kept)):
+        for j in range(i + 1, len(kept)):
+            sx = _sign(kept[i][0] - kept[j][0])
+            sy = _sign(kept[i][1] - kept[j][1])
+            if sx == 0 and sy == 0:
+                tie_xy += 1
+            elif sx == 0:
+                tie_x += 1
+            elif sy == 0:
+                tie_y += 1
+            elif sx == sy:
+                conc += 1
+            else:
+                disc += 1
+    n = len(kept)
+    return conc, disc, tie_x, tie_y, tie_xy, n * (n - 1) // 2
+
+
+def kendall_tau(rows: Sequence[Pair]) -> float:
+    conc, disc, tie_x, tie_y, tie_xy, n0 = _pair_kinds(rows)
+    n1, n2 = tie_x + tie_xy, tie_y + tie_xy
+    if n0 - n1 <= 0 or n0 - n2 <= 0:
+        return 0.0
+    return (conc - disc) / math.sqrt((n0 - n1) * (n0 - n2))
+
+
+def kendall_distance(rows: Sequence[Pair], penalty: float = 0.0) -> float:
+    _, disc, tie_x, tie_y, _, n0 = _pair_kinds(rows)
+    return (disc + penalty * (tie_x + tie_y)) / n0 if n0 else 0.0
+
+
+def _average_ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in range(start, end + 1):
+            ranks[order[position]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def spearman_rho(rows: Sequence[Pair]) -> float:
+    kept = _kept(rows)
+    a = _average_ranks([x for x, _ in kept])
+    b = _average_ranks([y for _, y in kept])
+    if len(kept) < 2:
+        return 0.0
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    sab = sum((u - ma) * (v - mb) for u, v in zip(a, b, strict=True))
+    saa = sum((u - ma) ** 2 for u in a)
+    sbb = sum((v - mb) ** 2 for v in b)
+    return sab / math.sqrt(saa * sbb) if saa * sbb > 0 else 0.0
+
+
+def rbo(
+    rows: Sequence[Pair], p: float = 0.9, depth: int | None = None, extrapolated: bool = True
+) -> float:
+    """Sum over depths d of (1 - p) p^(d-1) A_d, with the agreement A_d continued past the
+    observed lists as the paper's min / ext forms prescribe, until the weights vanish."""
+    cut = depth if depth is not None else math.inf
+    a_ranks = {doc: int(r) for doc, (r, _) in enumerate(rows) if r is not None and r <= cut}
+    b_ranks = {doc: int(r) for doc, (_, r) in enumerate(rows) if r is not None and r <= cut}
+    len_a, len_b = max(a_ranks.values(), default=0), max(b_ranks.values(), default=0)
+    short, long = min(len_a, len_b), max(len_a, len_b)
+    if short == 0:
+        return 0.0
+
+    def overlap(d: int) -> int:
+        seen_a = {doc for doc, r in a_ranks.items() if r <= d}
+        return sum(1 for doc, r in b_ranks.items() if r <= d and doc in seen_a)
+
+    seen = [overlap(d) for d in range(long + 1)]  # seen[d] = X_d for d <= l
+    total = 0.0
+    d = 1
+    while d <= long or p ** (d - 1) > 1e-18:
+        x_d: float = seen[min(d, long)]
+        if extrapolated:
+            if d > short:  # the shorter list's unseen items agree at its observed rate
+                x_d += seen[short] * (min(d, long) - short) / short
+            agreement = x_d / min(d, long)  # past l, agreement stays at its value at l
+        else:
+            agreement = x_d / d  # past l, nothing new overlaps
+        total += (1 - p) * p ** (d - 1) * agreement
+        d += 1
+    return total
+
+
+# --- tie-aware (rows are (rel, tie_first, tie_size)) ----------------------------------------
+
+TiedRow = tuple[float | None, int | None, int | None]
+MAX_ORDERINGS = 20_000
+
+
+def _orderings(rows: Sequence[TiedRow]) -> list[list[Row]]:
+    """Every ordering of every tie group, as (rel, rank) rows; the unretrieved rows ride along.
+
+    Distinct arrangements of a group's grades are equally likely under a uniformly random
+    permutation, so each is listed once."""
+    groups: dict[int, list[float | None]] = {}
+    fixed: list[Row] = []
+    for rel, first, _ in rows:
+        if first is None:
+            fixed.append((rel, None))
+        else:
+            groups.setdefault(first, []).append(rel)
+    for first, grades in groups.items():
+        size = next(s for _, f, s in rows if f == first)
+        assert size == len(grades), f"tie group at {first} has {len(grades)} rows, not {size}"
+    per_group = [
+        sorted(set(itertools.permutations(grades)), key=repr) for grades in groups.values()
+    ]
+    assert math.prod(len(options) for options in per_group) <= MAX_ORDERINGS
+    firsts = list(groups)
+    out: list[list[Row]] = []
+    for choice in itertools.product(*per_group):
+        ordered = [
+            (rel, first + offset)
+            for first, arrangement in zip(firsts, choice, strict=True)
+            for offset, rel in enumerate(arrangement)
+        ]
+        out.append(ordered + fixed)
+    return out
+
+
+def _expected(metric: Callable[[Rows], float], rows: Sequence[TiedRow]) -> float:
+    values = [metric(ordering) for ordering in _orderings(rows)]
+    return sum(values) / len(values)
+
+
+def precision_ties(
+    rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1, divisor: str = "k"
+) -> float:
+    return _expected(lambda r: precision(r, k, threshold, divisor), rows)
+
+
+def recall_ties(rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1) -> float:
+    return _expected(lambda r: recall(r, k, threshold), rows)
+
+
+def dcg_ties(rows: Sequence[TiedRow], k: int | None = None, gain: str = "linear") -> float:
+    return _expected(lambda r: dcg(r, k, gain), rows)
+
+
+def ndcg_ties(
+    rows: Sequence[TiedRow], k: int | None = None, gain: str = "linear", ideal: str = "all"
+) -> float:
+    return _expected(lambda r: ndcg(r, k, gain, ideal), rows)
+
+
+def reciprocal_rank_ties(
+    rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1
+) -> float:
+    return _expected(lambda r: reciprocal_rank(r, k, threshold), rows)
+
+
+def average_precision_ties(
+    rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1,
+    divisor: str = "relevant",
+) -> float:
+    return _expected(lambda r: average_precision(r, k, threshold, divisor), rows)

@@ -24,7 +24,9 @@ import polars as pl
 
 from rankframe import metrics, reference
 
-ParamKind = Literal["cutoff", "threshold", "recall_level", "choice"]
+ParamKind = Literal[
+    "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty"
+]
 Aggregate = Literal["mean", "sum"]
 
 
@@ -115,10 +117,16 @@ K = Param("k", "cutoff")
 THRESHOLD = Param("threshold", "threshold", 1)
 GAIN = Param("gain", "choice", "linear", ("linear", "exponential"))
 IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"))
+PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"))
+
+# Columns read by the metrics beyond (rel, rank).
+PAIRED = ("x", "y")
+RANKINGS = ("rank_a", "rank_b")
+TIED = ("rel", "tie_first", "tie_size")
 
 _DECLARED = (
     Metric("precision", metrics.precision, reference.precision,
-           (K, THRESHOLD, Param("divisor", "choice", "k", ("k", "min"))),
+           (K, THRESHOLD, PRECISION_DIVISOR),
            trec_eval=("P_k", "set_P")),
     Metric("recall", metrics.recall, reference.recall, (K, THRESHOLD),
            trec_eval=("recall_k", "set_recall")),
@@ -134,7 +142,9 @@ _DECLARED = (
            trec_eval=("Rprec",)),
     Metric("bpref", metrics.bpref, reference.bpref, (THRESHOLD,), trec_eval=("bpref",)),
     Metric("iprec_at_recall", metrics.iprec_at_recall, reference.iprec_at_recall,
-           (Param("recall", "recall_level"), THRESHOLD), trec_eval=("iprec_at_recall_x",)),
+           (Param("recall", "recall_level"), THRESHOLD,
+            Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
+           trec_eval=("iprec_at_recall_x",)),
     Metric("cg", metrics.cg, reference.cg, (K, GAIN)),
     Metric("dcg", metrics.dcg, reference.dcg, (K, GAIN)),
     Metric("idcg", metrics.idcg, reference.idcg, (K, GAIN, IDEAL)),
@@ -146,6 +156,37 @@ _DECLARED = (
            is_count=True, trec_eval=("num_rel",)),
     Metric("num_rel_ret", metrics.num_rel_ret, reference.num_rel_ret, (K, THRESHOLD),
            aggregate="sum", is_count=True, trec_eval=("num_rel_ret",)),
+    # User models.
+    Metric("rbp", metrics.rbp, reference.rbp,
+           (Param("p", "persistence", 0.8), THRESHOLD, Param("graded", "flag", False),
+            Param("max_grade", "grade", None)),
+           trec_eval=("rbp",)),
+    Metric("rbp_residual", metrics.rbp_residual, reference.rbp_residual,
+           (Param("p", "persistence", 0.8),)),
+    Metric("err", metrics.err, reference.err, (K, Param("max_grade", "grade", 4))),
+    Metric("judged", metrics.judged, reference.judged, (K,)),
+    # Rank correlation and overlap.
+    Metric("kendall_tau", metrics.kendall_tau, reference.kendall_tau, (), columns=PAIRED),
+    Metric("kendall_distance", metrics.kendall_distance, reference.kendall_distance,
+           (Param("penalty", "penalty", 0.0),), columns=PAIRED),
+    Metric("spearman_rho", metrics.spearman_rho, reference.spearman_rho, (), columns=PAIRED),
+    Metric("rbo", metrics.rbo, reference.rbo,
+           (Param("p", "persistence", 0.9), Param("depth", "cutoff", None),
+            Param("extrapolated", "flag", True)),
+           columns=RANKINGS),
+    # Tie-aware (McSherry & Najork 2008); columns from rankframe.ties.annotate.
+    Metric("precision_ties", metrics.precision_ties, reference.precision_ties,
+           (K, THRESHOLD, PRECISION_DIVISOR), columns=TIED),
+    Metric("recall_ties", metrics.recall_ties, reference.recall_ties, (K, THRESHOLD),
+           columns=TIED),
+    Metric("dcg_ties", metrics.dcg_ties, reference.dcg_ties, (K, GAIN), columns=TIED),
+    Metric("ndcg_ties", metrics.ndcg_ties, reference.ndcg_ties, (K, GAIN, IDEAL), columns=TIED),
+    Metric("reciprocal_rank_ties", metrics.reciprocal_rank_ties, reference.reciprocal_rank_ties,
+           (K, THRESHOLD), columns=TIED),
+    Metric("average_precision_ties", metrics.average_precision_ties,
+           reference.average_precision_ties,
+           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min"))),
+           columns=TIED),
 )
 
 METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}

@@ -56,8 +56,9 @@ CREATE OR REPLACE TEMP MACRO rf__num_relevant(rel, threshold) AS
     count(*) FILTER (WHERE rf__relevant(rel, threshold));
 
 -- Ranks of relevant retrieved rows within the cutoff, ascending (NULL when there are none).
+-- An ordered aggregate rather than list_sort(list(...)): measured faster (7M rows).
 CREATE OR REPLACE TEMP MACRO rf__relevant_ranks(rel, rank, k, threshold) AS
-    list_sort(list(rank) FILTER (WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k)));
+    list(rank ORDER BY rank) FILTER (WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k));
 
 CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
     CASE WHEN k IS NULL THEN rf__ratio(rf__hits(rel, rank, k, threshold), count(rank))
@@ -75,8 +76,94 @@ CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain) AS
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
     coalesce(list_sum(list_transform(gains, lambda g, i: g / log2(i + 1))), 0)::DOUBLE;
 
+-- With a cutoff, the bounded top-n aggregate max(g, k) (descending, memory O(k)) replaces
+-- sorting every gain; max(g, NULL) is an error, hence the coalesce in the branch that a
+-- NULL k never takes.
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
-    rf__list_dcg(list_slice(
-        list_sort(list(rf__gain(rel, gain)) FILTER (
-            WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'),
-        1, coalesce(k, 2147483647)));
+    CASE WHEN k IS NULL
+         THEN rf__list_dcg(list_sort(list(rf__gain(rel, gain)) FILTER (
+                  WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'))
+         ELSE rf__list_dcg(max(rf__gain(rel, gain), coalesce(k, 1)) FILTER (
+                  WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)))
+    END;
+
+-- Checks for the user-model, correlation and tie-aware macros.
+CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS
+    CASE WHEN p > 0 AND p < 1 THEN p::DOUBLE
+         ELSE error(fn || ': p must lie in (0, 1), got ' || coalesce(p::VARCHAR, 'NULL'))
+    END;
+
+CREATE OR REPLACE TEMP MACRO rf__positive(fn, name, x) AS
+    CASE WHEN x > 0 AND isfinite(x::DOUBLE) THEN x::DOUBLE
+         ELSE error(fn || ': ' || name || ' must be a finite number > 0, got '
+                    || coalesce(x::VARCHAR, 'NULL'))
+    END;
+
+-- NULL stays NULL (an optional parameter left unset); anything else must be > 0.
+CREATE OR REPLACE TEMP MACRO rf__optional_positive(fn, name, x) AS
+    CASE WHEN x IS NULL THEN NULL::DOUBLE ELSE rf__positive(fn, name, x) END;
+
+CREATE OR REPLACE TEMP MACRO rf__flag(fn, name, x) AS
+    CASE WHEN x IS NOT NULL THEN x::BOOLEAN
+         ELSE error(fn || ': ' || name || ' must be true or false, got NULL')
+    END;
+
+-- A row is judged iff rel >= 0 (NULL = unjudged, negative = pooled but unjudged).
+CREATE OR REPLACE TEMP MACRO rf__judged(rel) AS
+    coalesce(rel >= 0, false);
+
+-- p^(rank - 1), the rank-biased weight of a 1-based position.
+CREATE OR REPLACE TEMP MACRO rf__geometric(p, rank) AS
+    pow(p::DOUBLE, (rank - 1)::DOUBLE);
+
+-- Rows of two numeric columns where neither value is NULL or NaN, as a list of {x, y}.
+CREATE OR REPLACE TEMP MACRO rf__pairs(x, y) AS
+    coalesce(list({'x': x::DOUBLE, 'y': y::DOUBLE}) FILTER (
+        WHERE x IS NOT NULL AND y IS NOT NULL AND NOT isnan(x::DOUBLE) AND NOT isnan(y::DOUBLE)),
+        []);
+
+-- Tie groups: positions of the group of a row inside the cutoff, first .. rf__tie_last.
+CREATE OR REPLACE TEMP MACRO rf__tie_last(tie_first, tie_size, k) AS
+    CASE WHEN k IS NULL THEN tie_first + tie_size - 1
+         ELSE least(tie_first + tie_size - 1, k)::BIGINT END;
+
+-- Argument guards evaluated once per group, whatever the rows: true, or an error. A macro
+-- whose validators sit inside FILTER clauses or CASE branches starts with
+-- CASE WHEN <guards> THEN ... END, so a bad argument fails even on an empty group.
+CREATE OR REPLACE TEMP MACRO rf__ok_k(fn, k) AS
+    k IS NULL OR rf__k(fn, k) IS NOT NULL;
+
+CREATE OR REPLACE TEMP MACRO rf__ok(value) AS
+    value IS NOT NULL;
+
+-- A positive integer or NULL for a named cutoff-like argument (e.g. depth).
+CREATE OR REPLACE TEMP MACRO rf__cutoff(fn, name, k) AS
+    CASE WHEN k IS NULL OR (k >= 1 AND k = floor(k)) THEN k
+         ELSE error(fn || ': ' || name || ' must be a positive integer or NULL, got ' || k::VARCHAR)
+    END;
+
+-- Expected relevant rows in the top k over the orderings of each tie group:
+-- sum over relevant retrieved rows of (positions of the group inside k) / tie_size.
+CREATE OR REPLACE TEMP MACRO rf__tie_hits(rel, tie_first, tie_size, k, threshold) AS
+    coalesce(sum(greatest(rf__tie_last(tie_first, tie_size, k) - tie_first + 1, 0) / tie_size)
+        FILTER (WHERE tie_first IS NOT NULL AND rf__relevant(rel, threshold)), 0)::DOUBLE;
+
+-- Expected DCG at k: each retrieved row spreads g(rel) / tie_size over its group's positions.
+CREATE OR REPLACE TEMP MACRO rf__tie_dcg(rel, tie_first, tie_size, k, gain) AS
+    coalesce(sum(rf__gain(rel, gain) / tie_size * coalesce(list_sum(list_transform(
+        range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
+        lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL), 0)::DOUBLE;
+
+-- Pair counts over the kept {x, y} rows of a group (O(n^2)): s = concordant - discordant,
+-- tx / ty / txy = pairs tied in x / in y / in both, n0 = n(n - 1)/2, all DOUBLE.
+CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
+    list_transform([rf__pairs(x, y)], lambda l: {
+        's': coalesce(list_sum(list_transform(l, lambda a: list_sum(list_transform(l,
+                 lambda b: sign(a.x - b.x) * sign(a.y - b.y))))), 0) / 2,
+        'tx': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
+                 lambda b: b.x = a.x)))), 0) - len(l)) / 2,
+        'ty': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
+                 lambda b: b.y = a.y)))), 0) - len(l)) / 2,
+        'txy': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
+                 lambda b: b.x = a.x AND b.y = a.y)))), 0) - len(l)) / 2,
+        'n0': len(l) * (len(l) - 1) / 2})[1];

@@ -1,11 +1,18 @@
--- rf_iprec_at_recall(rel, rank, recall, threshold := 1) -> DOUBLE
+-- rf_iprec_at_recall(rel, rank, recall, threshold := 1, rounding := 'nearest') -> DOUBLE
 --   Interpolated precision at a recall level in [0, 1] (trec_eval iprec_at_recall_x):
---   the highest precision j / r_j over relevant ranks j >= c, where
---   c = floor(recall * R + 0.5). 0 when fewer than c relevant rows were retrieved.
-CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1) AS
+--   the highest precision j / r_j over relevant ranks j >= c, where c relevant rows make
+--   up the recall level: c = floor(recall * R + 0.5) ('nearest', trec_eval 10) or
+--   floor(recall * R + 0.9) ('trec_eval9', trec_eval 9.x and pytrec_eval).
+--   0 when fewer than c relevant rows were retrieved. The product is taken in DOUBLE, as
+--   trec_eval does (a DECIMAL literal such as 0.7 would make 0.7 * 3 + 0.9 exactly 3).
+CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1,
+                                                rounding := 'nearest') AS
     coalesce(list_max(list_transform(
         rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_iprec_at_recall', threshold)),
         lambda r, j: CASE
             WHEN j >= greatest(floor(rf__num_relevant(rel, threshold)
-                                     * rf__unit('rf_iprec_at_recall', 'recall', recall) + 0.5), 1)
+                                     * rf__unit('rf_iprec_at_recall', 'recall', recall)::DOUBLE
+                                     + CASE rf__choice('rf_iprec_at_recall', 'rounding', rounding,
+                                                       ['nearest', 'trec_eval9'])
+                                           WHEN 'nearest' THEN 0.5 ELSE 0.9 END), 1)
             THEN j / r END)), 0)::DOUBLE;

@@ -8,14 +8,21 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from rankframe.registry import Metric
+from rankframe.registry import METRICS, Metric
 
-COLUMNS = {"rel": "rel", "rank": "rank"}
+# Every data column a registered metric reads, under its own name (rel, rank first).
+COLUMNS = {"rel": "rel", "rank": "rank",
+           **{c: c for metric in METRICS.values() for c in metric.columns}}
+
+
+def columns_of(metric: Metric) -> dict[str, str]:
+    """Each column the metric reads, under its own name (the generated tables use them)."""
+    return {c: COLUMNS[c] for c in metric.columns}
 
 
 def polars_face(metric: Metric, judged: pl.DataFrame, values: Mapping[str, Any],
                 *, lazy: bool = False) -> dict[str, float]:
-    expr = metric.polars_expr(COLUMNS, values).alias("value")
+    expr = metric.polars_expr(columns_of(metric), values).alias("value")
     if lazy:
         out = judged.lazy().group_by("qid").agg(expr).collect(engine="streaming")
     else:
@@ -27,9 +34,8 @@ def duckdb_face(metric: Metric, judged: pl.DataFrame, values: Mapping[str, Any],
                 con: duckdb.DuckDBPyConnection) -> dict[str, float]:
     con.register("judged", judged)
     try:
-        rows = con.sql(
-            f"SELECT qid, {metric.sql_call(COLUMNS, values)} AS value FROM judged GROUP BY qid"
-        ).fetchall()
+        call = metric.sql_call(columns_of(metric), values)
+        rows = con.sql(f"SELECT qid, {call} AS value FROM judged GROUP BY qid").fetchall()
     finally:
         con.unregister("judged")
     return dict(rows)

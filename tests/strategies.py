@@ -4,16 +4,22 @@ A generated table has many queries; each query mixes retrieved rows (unique rank
 sometimes with gaps), judged-but-unretrieved rows (rank NULL), unjudged rows (rel NULL),
 pooled-unjudged rows (negative grades) and grades up to 4 (occasionally fractional).
 Queries with nothing retrieved, nothing relevant or a single row are all likely.
+
+Metrics that read other columns (``Metric.columns``) get their own tables through
+:func:`tables_for`: paired numeric columns full of ties and NULLs for the correlations,
+two rankings of overlapping document sets for RBO, and tie groups for the tie-aware
+metrics (group sizes capped so that enumerating every ordering stays cheap).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import polars as pl
 from hypothesis import strategies as st
 
-from rankframe.registry import Metric, Param
+from rankframe.registry import PAIRED, RANKINGS, TIED, Metric, Param
 
 GRADES = st.one_of(
     st.none(),
@@ -69,6 +75,14 @@ def param_values(param: Param) -> st.SearchStrategy[Any]:
         return st.sampled_from([0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.9, 1.0])
     if param.kind == "choice":
         return st.sampled_from(param.choices)
+    if param.kind == "persistence":
+        return st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.98, 0.1])
+    if param.kind == "grade":
+        return st.sampled_from([1, 2, 3, 4, 4, 2.5, 0.5])
+    if param.kind == "flag":
+        return st.booleans()
+    if param.kind == "penalty":
+        return st.sampled_from([0.0, 0.5, 1.0, 0.25])
     raise AssertionError(f"no strategy for parameter kind {param.kind!r}")
 
 
@@ -80,3 +94,125 @@ def metric_params(draw: st.DrawFn, metric: Metric) -> dict[str, Any]:
         if param.required or draw(st.booleans()):
             values[param.name] = draw(param_values(param))
     return values
+
+
+# --- paired numeric columns (rank correlation) ---------------------------------------------
+
+PAIRED_VALUES = st.one_of(
+    st.none(),
+    st.integers(0, 4).map(float),
+    st.floats(-3, 3, allow_nan=False).map(lambda v: round(v, 1)),
+    st.just(math.nan),
+)
+
+
+@st.composite
+def paired_tables(draw: st.DrawFn, max_queries: int = 6) -> pl.DataFrame:
+    """Columns qid (str), x, y (f64): small value sets so ties are common; some NULL/NaN."""
+    qid: list[str] = []
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for i in range(draw(st.integers(1, max_queries))):
+        n = draw(st.integers(1, 30))
+        x = draw(st.lists(PAIRED_VALUES, min_size=n, max_size=n))
+        if draw(st.booleans()):  # y related to x, so strong correlations occur too
+            y = [None if v is None else v + draw(st.sampled_from([0.0, 0.0, 1.0, -2.0]))
+                 for v in x]
+        else:
+            y = draw(st.lists(PAIRED_VALUES, min_size=n, max_size=n))
+        qid += [f"q{i}"] * n
+        xs += x
+        ys += y
+    return pl.DataFrame({"qid": qid, "x": xs, "y": ys},
+                        schema={"qid": pl.String, "x": pl.Float64, "y": pl.Float64})
+
+
+# --- two rankings of overlapping document sets (RBO) ---------------------------------------
+
+
+def _ranks(draw: st.DrawFn, size: int) -> list[int]:
+    """Ranks for a list of ``size`` documents: 1..size, or with gaps."""
+    if size and draw(st.booleans()):
+        return sorted(draw(st.sets(st.integers(1, 2 * size + 3), min_size=size, max_size=size)))
+    return list(range(1, size + 1))
+
+
+@st.composite
+def ranking_tables(draw: st.DrawFn, max_queries: int = 6) -> pl.DataFrame:
+    """Columns qid (str), rank_a, rank_b (i64): one row per document of either ranking."""
+    qid: list[str] = []
+    rank_a: list[int | None] = []
+    rank_b: list[int | None] = []
+    for i in range(draw(st.integers(1, max_queries))):
+        n_docs = draw(st.integers(1, 30))
+        in_a = draw(st.lists(st.booleans(), min_size=n_docs, max_size=n_docs))
+        in_b = draw(st.lists(st.booleans(), min_size=n_docs, max_size=n_docs))
+        in_b = [b or not a for a, b in zip(in_a, in_b, strict=True)]  # every row in a list
+        docs_a = draw(st.permutations([d for d in range(n_docs) if in_a[d]]))
+        docs_b = draw(st.permutations([d for d in range(n_docs) if in_b[d]]))
+        pos_a = dict(zip(docs_a, _ranks(draw, len(docs_a)), strict=True))
+        pos_b = dict(zip(docs_b, _ranks(draw, len(docs_b)), strict=True))
+        for d in range(n_docs):
+            qid.append(f"q{i}")
+            rank_a.append(pos_a.get(d))
+            rank_b.append(pos_b.get(d))
+    return pl.DataFrame({"qid": qid, "rank_a": rank_a, "rank_b": rank_b},
+                        schema={"qid": pl.String, "rank_a": pl.Int64, "rank_b": pl.Int64})
+
+
+# --- tie groups (tie-aware metrics) --------------------------------------------------------
+
+MAX_TIE_ORDERINGS = 144  # product of the group sizes' factorials, per query
+
+
+@st.composite
+def tied_query_rows(draw: st.DrawFn) -> list[tuple[float | None, int | None, int | None]]:
+    """One query's (rel, tie_first, tie_size) rows: consecutive tie groups, sometimes gaps."""
+    rows: list[tuple[float | None, int | None, int | None]] = []
+    position = 1
+    orderings = 1
+    for _ in range(draw(st.integers(0, 10))):
+        position += draw(st.sampled_from([0, 0, 0, 0, 1, 3]))
+        size = draw(st.sampled_from([1, 1, 1, 2, 2, 3, 4, 5]))
+        while size > 1 and orderings * math.factorial(size) > MAX_TIE_ORDERINGS:
+            size -= 1
+        orderings *= math.factorial(size)
+        rows += [(draw(GRADES), position, size) for _ in range(size)]
+        position += size
+    rows += [(draw(JUDGED_GRADES), None, None) for _ in range(draw(st.integers(0, 5)))]
+    if not rows:
+        rows = [(draw(JUDGED_GRADES), None, None)]
+    return rows
+
+
+@st.composite
+def tied_tables(draw: st.DrawFn, max_queries: int = 5) -> pl.DataFrame:
+    """Columns qid (str), rel (f64), tie_first, tie_size (i64)."""
+    qid: list[str] = []
+    rel: list[float | None] = []
+    first: list[int | None] = []
+    size: list[int | None] = []
+    for i in range(draw(st.integers(1, max_queries))):
+        for g, f, t in draw(tied_query_rows()):
+            qid.append(f"q{i}")
+            rel.append(None if g is None else float(g))
+            first.append(f)
+            size.append(t)
+    return pl.DataFrame(
+        {"qid": qid, "rel": rel, "tie_first": first, "tie_size": size},
+        schema={"qid": pl.String, "rel": pl.Float64, "tie_first": pl.Int64,
+                "tie_size": pl.Int64},
+    )
+
+
+def tables_for(metric: Metric) -> st.SearchStrategy[pl.DataFrame]:
+    """Generated tables carrying the columns ``metric`` reads, plus ``qid``."""
+    if metric.columns == ("rel", "rank"):
+        return judged_tables()
+    if metric.columns == PAIRED:
+        return paired_tables()
+    if metric.columns == RANKINGS:
+        return ranking_tables()
+    if metric.columns == TIED:
+        return tied_tables()
+    raise AssertionError(f"no table strategy for columns {metric.columns!r}")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from rankframe.checks import check_judged
+from rankframe.checks import _locate_problem, check_frame, check_judged
 from rankframe.errors import InputError
 from tests.strategies import judged_tables
 
@@ -137,3 +137,28 @@ def test_generated_tables_against_the_rule(frame: pl.DataFrame) -> None:
             check_judged(frame)
         with pytest.raises(InputError):
             check_judged(frame.lazy()).collect()
+
+
+@given(frame=damaged_tables())
+def test_sorted_tables_take_the_linear_path_with_the_same_verdict(frame: pl.DataFrame) -> None:
+    """In (query, rank) order a valid table is proven valid by comparing neighbours; an
+    invalid one still fails, with the exact checks' message."""
+    ordered = frame.sort("qid", "rank", nulls_last=True, maintain_order=True)
+    if is_valid(ordered):
+        assert check_judged(ordered) is ordered
+        assert check_frame(ordered, ["qid"], "rel", "rank") is True
+    else:
+        with pytest.raises(InputError) as fast:
+            check_judged(ordered)
+        with pytest.raises(InputError) as exact:
+            _locate_problem(ordered, ["qid"], "rel", "rank")
+        assert str(fast.value) == str(exact.value)
+
+
+def test_sorted_composite_keys() -> None:
+    frame = pl.DataFrame({"system": ["A", "A", "B", "B"], "qid": [1, 1, 1, 2],
+                          "rank": [1, 2, 1, 1], "rel": [1, 0, 1, 0]})
+    assert check_frame(frame, ["system", "qid"], "rel", "rank") is True
+    assert check_frame(frame.reverse(), ["system", "qid"], "rel", "rank") is False
+    with pytest.raises(InputError, match=r"query \('A', 1\) has rank 1 twice"):
+        check_judged(frame.with_columns(rank=pl.Series([1, 1, 1, 1])), query=["system", "qid"])

@@ -4,6 +4,8 @@ pytrec_eval."""
 
 from __future__ import annotations
 
+import importlib
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from polars.testing import assert_frame_equal
 import rankframe
 from rankframe.errors import InputError
 from rankframe.judge import judge, unjudged_run_queries
+from rankframe.ties import annotate
 
 Row = tuple[Any, Any, Any]
 
@@ -284,3 +287,64 @@ def test_judge_and_metrics_match_pytrec_eval(case: tuple[list[Row], list[Row]]) 
     assert set(expected) <= set(values)
     for qid, measures in expected.items():
         assert values[qid] == pytest.approx((measures["ndcg"], measures["map"]), abs=1e-9), qid
+
+
+# --- ties="average": the tie-group columns of rankframe.ties.annotate ----------------------
+
+
+@given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)))
+def test_ties_average_adds_annotate_columns(case: tuple[list[Row], list[Row]],
+                                            depth: int | None) -> None:
+    run_df, qrels_df = frames(*case)
+    plain = judge(run_df, qrels_df, depth=depth)
+    tied = judge(run_df, qrels_df, depth=depth, ties="average")
+    assert tied.columns == [*plain.columns, "tie_first", "tie_size"]
+    assert tied.schema["tie_first"] == tied.schema["tie_size"] == pl.Int64
+    assert_frame_equal(tied, annotate(plain))
+    assert_frame_equal(tied.drop("tie_first", "tie_size"), plain)
+    lazy = judge(run_df.lazy(), qrels_df.lazy(), depth=depth, ties="average")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(), tied)
+
+
+def test_ties_average_by_example() -> None:
+    run = pl.DataFrame({"qid": ["q"] * 4, "docid": ["a", "b", "c", "d"],
+                        "score": [2.0, 1.0, 1.0, 0.5]})
+    qrels = pl.DataFrame({"qid": ["q", "q"], "docid": ["c", "x"], "rel": [1, 1]})
+    out = judge(run, qrels, ties="average")
+    assert out.select("docid", "rank", "tie_first", "tie_size").rows() == [
+        ("a", 1, 1, 1), ("c", 2, 2, 2), ("b", 3, 2, 2), ("d", 4, 4, 1), ("x", None, None, None)]
+    ndcg = out.select(rankframe.ndcg_ties("rel", 2)).item()
+    # c shares positions 2..3 with b: at k = 2 it earns half the gain of position 2.
+    assert ndcg == pytest.approx(0.5 / math.log2(3) / (1 + 1 / math.log2(3)))
+    assert judge(run, qrels).columns == ["qid", "docid", "rank", "rel", "score"]
+
+
+@pytest.mark.parametrize("ties", ["first", None, "Average"])
+def test_bad_ties(ties: object) -> None:
+    with pytest.raises(ValueError, match="judge: ties must be one of 'docid', 'average'"):
+        judge(RUN, QRELS, ties=ties)  # type: ignore[arg-type]
+
+
+# --- the eager path's shortcuts fall back to exact work when they cannot prove a result ---
+
+
+@given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)))
+def test_hash_collisions_fall_back_to_exact_ids(case: tuple[list[Row], list[Row]],
+                                                depth: int | None) -> None:
+    run, qrels = case
+    run_df, qrels_df = frames(run, qrels)
+    module = importlib.import_module("rankframe.judge")
+    # Every pair hashes to one of two values: duplicates by hash everywhere, wrong matches
+    # in the hash join; the result must not change.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_pair_hash", lambda query, doc: (
+            pl.col(query).hash() % 2).alias(module._KEY))
+        out = judge(run_df, qrels_df, depth=depth)
+    assert out.rows() == oracle(run, qrels, depth)
+
+
+def test_duplicates_with_different_scores_are_found() -> None:
+    run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(InputError, match=r"query 'q', document 'a' at rows 0 and 2"):
+        judge(run, QRELS)

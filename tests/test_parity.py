@@ -1,5 +1,6 @@
 """Parity: the Polars expression, the DuckDB macro and the reference oracle of every
-registered metric agree to 1e-9 on generated judged tables, query by query."""
+registered metric agree to 1e-9 on generated tables, query by query. The table strategy
+follows the columns the metric reads (``Metric.columns``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from rankframe.registry import METRICS, Metric
 from tests.faces import duckdb_face, polars_face, reference_face
-from tests.strategies import judged_tables, metric_params
+from tests.strategies import metric_params, tables_for
 
 TOLERANCE = 1e-9
 
@@ -32,7 +33,7 @@ def assert_faces_agree(metric: Metric, judged: pl.DataFrame, values: dict[str, o
             worst = max(worst, diff)
             assert diff <= TOLERANCE, (
                 f"{metric.name}{values} on {qid}: {face}={value!r} reference={oracle[qid]!r}\n"
-                f"{judged.filter(pl.col('qid') == qid).sort('rank', nulls_last=True)}"
+                f"{judged.filter(pl.col('qid') == qid).sort(metric.columns[-1], nulls_last=True)}"
             )
     return worst
 
@@ -41,7 +42,7 @@ def assert_faces_agree(metric: Metric, judged: pl.DataFrame, values: dict[str, o
 def test_faces_agree(name: str, con, parity_log) -> None:  # type: ignore[no-untyped-def]
     metric = METRICS[name]
 
-    @given(judged=judged_tables(), values=metric_params(metric), lazy=st.booleans())
+    @given(judged=tables_for(metric), values=metric_params(metric), lazy=st.booleans())
     def check(judged: pl.DataFrame, values: dict[str, object], lazy: bool) -> None:
         faces = {
             "reference": reference_face(metric, judged, values),

@@ -16,16 +16,27 @@ BAD_VALUES: dict[str, list[Any]] = {
     "threshold": [0, -1],
     "recall_level": [-0.1, 1.5],
     "choice": ["nonsense"],
+    "persistence": [0, 1, 1.5],
+    "grade": [0, -2],
+    "penalty": [-0.5, 1.5],
 }
 PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "cutoff": ["10", True],
     "threshold": [float("nan"), "1"],
+    "flag": ["yes", 1],
 }
 
 
 def good_values(metric: Metric) -> dict[str, Any]:
-    defaults = {"cutoff": 10, "threshold": 1, "recall_level": 0.5}
+    defaults = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8}
     return {p.name: p.default if not p.required else defaults[p.kind] for p in metric.params}
+
+
+def sample_table(metric: Metric) -> str:
+    """Three rows over the metric's own columns, for calling its macro."""
+    names = [COLUMNS[c] for c in metric.columns]
+    rows = ", ".join("(" + ", ".join([v] * len(names)) + ")" for v in ("1", "2", "NULL"))
+    return f"(VALUES {rows}) t({', '.join(names)})"
 
 
 def bad_cases(table: dict[str, list[Any]]) -> list[tuple[str, Param, Any]]:
@@ -58,8 +69,7 @@ def test_sql_face_refuses(case: tuple[str, Param, Any], con: duckdb.DuckDBPyConn
     name, param, value = case
     metric = METRICS[name]
     values = good_values(metric) | {param.name: value}
-    sql = (f"SELECT {metric.sql_call(COLUMNS, values)} "
-           "FROM (VALUES (1, 1), (0, 2), (NULL, NULL)) t(rel, rank)")
+    sql = f"SELECT {metric.sql_call(COLUMNS, values)} FROM {sample_table(metric)}"
     with pytest.raises(duckdb.Error) as err:
         con.sql(sql).fetchall()
     message = str(err.value)
@@ -71,4 +81,4 @@ def test_valid_parameters_are_accepted(name: str, con: duckdb.DuckDBPyConnection
     metric = METRICS[name]
     values = good_values(metric)
     metric.polars_expr(COLUMNS, values)
-    con.sql(f"SELECT {metric.sql_call(COLUMNS, values)} FROM (VALUES (1, 1)) t(rel, rank)")
+    con.sql(f"SELECT {metric.sql_call(COLUMNS, values)} FROM {sample_table(metric)}").fetchall()

@@ -26,6 +26,7 @@ from rankframe._expr import (
 )
 
 APDivisor = Literal["relevant", "min", "found"]
+RecallRounding = Literal["nearest", "trec_eval9"]
 
 
 def reciprocal_rank(
@@ -47,7 +48,9 @@ def reciprocal_rank(
     fn = "reciprocal_rank"
     k = _validate.cutoff(fn, k)
     threshold = _validate.positive_number(fn, "threshold", threshold)
-    first = relevant_ranks(col(rank), col(rel), threshold, k).min()
+    rank_e = col(rank)
+    # The smallest relevant rank needs no sort (and no filter: min skips the NULLs).
+    first = pl.when(relevant(col(rel), threshold) & retrieved(rank_e, k)).then(rank_e).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
 
 
@@ -138,9 +141,8 @@ def bpref(
     is_nonrelevant = judged_nonrelevant(rel_e, threshold)
     r_count = count(is_relevant)
     n_count = count(is_nonrelevant)
-    in_rank_order = {"by": rank_e, "nulls_last": True}
-    nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(**in_rank_order).cum_sum()
-    is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(**in_rank_order)
+    nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True).cum_sum()
+    is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
     penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
     term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
     return ratio(term.filter(is_rel_ret).sum(), r_count).alias("bpref")
@@ -152,12 +154,15 @@ def iprec_at_recall(
     *,
     rank: IntoExpr = "rank",
     threshold: float = 1,
+    rounding: RecallRounding = "nearest",
 ) -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
 
-    The highest precision ``j / r_j`` at any relevant rank j >= c, where
-    ``c = floor(recall * R + 0.5)`` relevant rows make up that recall level; 0 when
-    fewer than c relevant rows are retrieved (or none at all).
+    The highest precision ``j / r_j`` at any relevant rank j >= c, where c relevant rows
+    make up that recall level; 0 when fewer than c relevant rows are retrieved (or none).
+    ``rounding="nearest"``: ``c = round(recall * R)``, halves up (trec_eval 10's lround);
+    ``"trec_eval9"``: ``c = floor(recall * R + 0.9)``, the rule of trec_eval 9.x and so of
+    pytrec_eval (e.g. recall 0.6 of R = 2 needs 1 relevant row by the first, 2 by the second).
 
     Examples
     --------
@@ -169,9 +174,11 @@ def iprec_at_recall(
     fn = "iprec_at_recall"
     level = _validate.unit_interval(fn, "recall", recall)
     threshold = _validate.positive_number(fn, "threshold", threshold)
+    rounding = _validate.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
+    offset = 0.5 if rounding == "nearest" else 0.9
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, None)
-    needed = (count(relevant(rel_e, threshold)) * level + 0.5).floor()
+    needed = (count(relevant(rel_e, threshold)) * level + offset).floor()
     position = ordinals(ranks)
     precision_at = position / ranks
     best = precision_at.filter(position >= pl.max_horizontal(needed, pl.lit(1.0))).max()

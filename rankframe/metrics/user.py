@@ -1,0 +1,173 @@
+"""User-model metrics: rank-biased precision and its residual, expected reciprocal rank,
+and the judged fraction of the top k.
+
+A user model says how far down a ranked list a reader goes. RBP's reader moves from one
+position to the next with persistence ``p`` (Moffat & Zobel 2008); ERR's reader stops at
+the first satisfying document with a probability that grows with its grade (Chapelle et
+al. 2009). Rank gaps are taken literally: a missing position holds a document outside the
+table, which gains nothing and, for the RBP residual, is unknown.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe import _validate
+from rankframe._expr import (
+    IntoExpr,
+    col,
+    count,
+    geometric_weight,
+    is_judged,
+    label,
+    ratio,
+    relevant,
+    retrieved,
+)
+from rankframe.metrics import _args
+
+
+def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
+    if not graded:
+        return relevant(rel, threshold).cast(pl.Float64)
+    grade = rel.cast(pl.Float64)
+    top = grade.max() if max_grade is None else pl.lit(max_grade, dtype=pl.Float64)
+    scaled = pl.min_horizontal(grade / top, pl.lit(1.0))
+    return pl.when((grade > 0) & (top > 0)).then(scaled).otherwise(pl.lit(0.0))
+
+
+def rbp(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    p: float = 0.8,
+    threshold: float = 1,
+    graded: bool = False,
+    max_grade: float | None = None,
+) -> pl.Expr:
+    """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
+
+    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
+
+    Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
+    clipped to [0, 1], where M is ``max_grade`` or, when it is None, the highest grade
+    of the query (all rows, retrieved or not); ``threshold`` is then not used. NULL and
+    negative grades gain 0; a query whose grades are all <= 0 scores 0, as does a query
+    with nothing retrieved. RBP has no cutoff: the weights already vanish with depth.
+
+    Binary mode is Moffat & Zobel's definition. trec_eval's ``rbp`` rescales graded gains
+    from uninitialised values, so for graded judgements rankframe keeps the rule above
+    instead (pytrec_eval does not expose ``rbp`` to compare against).
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3], "rel": [1, 0, 2]})
+    >>> round(df.select(rf.rbp("rel", p=0.5)).item(), 4)
+    0.625
+    >>> round(df.select(rf.rbp("rel", p=0.5, graded=True)).item(), 4)
+    0.375
+    """
+    fn = "rbp"
+    p = _args.persistence(fn, p)
+    threshold = _validate.positive_number(fn, "threshold", threshold)
+    graded = _args.flag(fn, "graded", graded)
+    max_grade = _args.optional_positive(fn, "max_grade", max_grade)
+    rel_e, rank_e = col(rel), col(rank)
+    weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * geometric_weight(p, rank_e)
+    return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias("rbp")
+
+
+def rbp_residual(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    p: float = 0.8,
+) -> pl.Expr:
+    """The RBP residual: how much RBP could still grow if every unknown position were relevant.
+
+    ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d``, where d
+    is the deepest rank of the query and a position i <= d is unknown when it holds an
+    unjudged row (rel NULL or negative) or no row at all (a rank gap); ``p^d`` is the
+    weight of everything below the list. Equivalently ``1 - (1 - p) * sum over judged
+    retrieved rows of p^(rank - 1)``. ``rbp + residual`` bounds RBP from above for any
+    binary judging of the unknown documents. Nothing retrieved gives 1.0 (everything is
+    unknown); a fully judged list 1..n gives ``p^n``.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3], "rel": [1, None, 0]})
+    >>> round(df.select(rf.rbp_residual("rel", p=0.5)).item(), 4)
+    0.375
+    """
+    p = _args.persistence("rbp_residual", p)
+    rel_e, rank_e = col(rel), col(rank)
+    known = geometric_weight(p, rank_e).filter(retrieved(rank_e) & is_judged(rel_e)).sum()
+    return (1.0 - (1.0 - p) * known).alias("rbp_residual")
+
+
+def err(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    max_grade: float = 4,
+) -> pl.Expr:
+    """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
+
+    ``ERR@k = sum over retrieved i <= k of (1 / i) * R_i * prod over retrieved j < i of
+    (1 - R_j)`` with the stopping probability ``R = (2^g - 1) / 2^max_grade`` and the
+    grade g clipped to [0, max_grade]; NULL and negative grades give R = 0. ``max_grade``
+    defaults to 4, the TREC Web track convention. Positions are the rank values, so a
+    rank gap is a position where the reader does not stop. Nothing retrieved gives 0.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2], "rel": [1, 4]})
+    >>> round(df.select(rf.err("rel", max_grade=4)).item(), 6)
+    0.501953
+    """
+    fn = "err"
+    k = _validate.cutoff(fn, k)
+    gmax = _validate.positive_number(fn, "max_grade", max_grade)
+    rel_e, rank_e = col(rel), col(rank)
+    grade = rel_e.cast(pl.Float64).clip(0.0, gmax).fill_null(0.0)
+    stop = (pl.lit(2.0).pow(grade) - 1.0) / pl.lit(2.0**gmax)
+    in_top = retrieved(rank_e, k)
+    stops = stop.filter(in_top).sort_by(rank_e.filter(in_top))
+    positions = rank_e.filter(in_top).sort().cast(pl.Float64)
+    reached = (pl.lit(1.0) - stops).cum_prod().shift(1, fill_value=1.0)
+    return (stops * reached / positions).sum().alias(label("err", k))
+
+
+def _judged_fraction(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
+    n = count(retrieved(rank))
+    judged_top = count(retrieved(rank, k) & is_judged(rel))
+    denominator = n if k is None else pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64))
+    return ratio(judged_top, denominator)
+
+
+def judged(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+) -> pl.Expr:
+    """Judged fraction at k: judged rows in the top k divided by ``min(k, n)``.
+
+    A row is judged when rel >= 0: NULL (unjudged) and negative grades (pooled but
+    unjudged, the trec_eval convention) are not. ``k=None`` divides by n. Nothing
+    retrieved gives 0. Useful next to any metric to show how much of it rests on
+    judgements (e.g. judged@10 beside nDCG@10).
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4], "rel": [1, None, 0, -1]})
+    >>> df.select(rf.judged("rel", k=2)).item()
+    0.5
+    """
+    k = _validate.cutoff("judged", k)
+    return _judged_fraction(col(rel), col(rank), k).alias(label("judged", k))

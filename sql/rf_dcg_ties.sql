@@ -1,0 +1,10 @@
+-- rf_dcg_ties(rel, tie_first, tie_size, k, gain := 'linear') -> DOUBLE
+--   Expected DCG at k over every ordering of tied rows (McSherry & Najork 2008): each
+--   retrieved row contributes g(rel) / tie_size * sum over its group's positions
+--   i <= k of 1 / log2(i + 1). gain 'linear' or 'exponential' as in rf_dcg.
+CREATE OR REPLACE TEMP MACRO rf_dcg_ties(rel, tie_first, tie_size, k, gain := 'linear') AS
+    CASE WHEN rf__ok_k('rf_dcg_ties', k)
+              AND rf__ok(rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential'])) THEN
+        rf__tie_dcg(rel, tie_first, tie_size, rf__k('rf_dcg_ties', k),
+                    rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential']))
+    END;

@@ -1,0 +1,19 @@
+-- rf_err(rel, rank, k, max_grade := 4) -> DOUBLE
+--   Expected reciprocal rank (Chapelle et al. 2009) over retrieved rows with rank <= k:
+--     sum over i of (1 / i) * R_i * prod over j < i of (1 - R_j),  R = (2^g - 1) / 2^max_grade,
+--   g = rel clipped to [0, max_grade]; NULL and negative grades give R = 0. max_grade 4 is
+--   the TREC Web track convention. Positions are rank values (a gap never stops the
+--   reader). Nothing retrieved -> 0. The running product is carried by list_reduce in
+--   rank order, so the cost is linear in the list length.
+CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
+    CASE WHEN rf__ok_k('rf_err', k) AND rf__ok(rf__positive('rf_err', 'max_grade', max_grade)) THEN
+        coalesce(list_reduce(
+            list({'stop': (pow(2.0, least(greatest(coalesce(rel, 0), 0),
+                                         rf__positive('rf_err', 'max_grade', max_grade))::DOUBLE) - 1)
+                          / pow(2.0, max_grade::DOUBLE),
+                  'at': rank::DOUBLE} ORDER BY rank)
+                FILTER (WHERE rf__in_top(rank, rf__k('rf_err', k))),
+            lambda acc, row: {'sum': acc.sum + row.stop * acc.reach / row.at,
+                              'reach': acc.reach * (1 - row.stop)},
+            {'sum': 0::DOUBLE, 'reach': 1::DOUBLE}).sum, 0)::DOUBLE
+    END;

@@ -1,0 +1,15 @@
+-- rf_kendall_distance(x, y, penalty := 0) -> DOUBLE
+--   Normalised Kendall distance: (D + penalty * T) / (n(n - 1)/2), D = discordant pairs,
+--   T = pairs tied in exactly one column (Fagin et al. 2004, K^(p)); pairs tied in both
+--   never count. penalty 0 (default) counts strict inversions only: without ties this is
+--   (1 - tau) / 2. Rows where x or y is NULL or NaN are dropped; fewer than two rows -> 0.
+--   O(n^2) per group.
+CREATE OR REPLACE TEMP MACRO rf_kendall_distance(x, y, penalty := 0) AS
+    CASE WHEN rf__ok(rf__unit('rf_kendall_distance', 'penalty', penalty)) THEN
+        list_transform([rf__kendall_counts(x, y)], lambda c:
+            CASE WHEN c.n0 > 0
+                 THEN ((c.n0 - c.tx - c.ty + c.txy - c.s) / 2
+                       + rf__unit('rf_kendall_distance', 'penalty', penalty)
+                         * (c.tx + c.ty - 2 * c.txy)) / c.n0
+                 ELSE 0 END)[1]::DOUBLE
+    END;

@@ -1,0 +1,21 @@
+-- rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1, divisor := 'k') -> DOUBLE
+--   Expected precision at k over every ordering of tied rows (McSherry & Najork 2008).
+--   A tie group occupies positions tie_first .. tie_first + tie_size - 1 (NULL = not
+--   retrieved); each of its rows is in the top k with chance c(k) / tie_size, c(k) its
+--   positions <= k. Expected relevant in the top k, divided by k ('min': min(k, n));
+--   k NULL: relevant retrieved / n. Nothing retrieved -> 0. See rankframe.ties.annotate.
+CREATE OR REPLACE TEMP MACRO rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1,
+                                               divisor := 'k') AS
+    CASE WHEN rf__ok_k('rf_precision_ties', k) AND rf__ok(rf__threshold('rf_precision_ties', threshold))
+              AND rf__ok(rf__choice('rf_precision_ties', 'divisor', divisor, ['k', 'min'])) THEN
+        CASE WHEN rf__k('rf_precision_ties', k) IS NULL THEN rf__ratio(
+                 rf__tie_hits(rel, tie_first, tie_size, k,
+                              rf__threshold('rf_precision_ties', threshold)), count(tie_first))
+             WHEN rf__choice('rf_precision_ties', 'divisor', divisor, ['k', 'min']) = 'k'
+                 THEN rf__tie_hits(rel, tie_first, tie_size, k,
+                                   rf__threshold('rf_precision_ties', threshold)) / k
+             ELSE rf__ratio(rf__tie_hits(rel, tie_first, tie_size, k,
+                                         rf__threshold('rf_precision_ties', threshold)),
+                            least(k, count(tie_first)))
+        END::DOUBLE
+    END;

@@ -1,0 +1,23 @@
+-- rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false, max_grade := NULL) -> DOUBLE
+--   Rank-biased precision (Moffat & Zobel 2008):
+--     (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1).
+--   Binary (graded false): g = 1 if rel >= threshold else 0.
+--   Graded: g = rel / M clipped to [0, 1], M = max_grade or, when NULL, the highest grade
+--   of the query (all rows); threshold unused. NULL and negative grades gain 0.
+--   Nothing retrieved, or no positive grade, -> 0. trec_eval: rbp (binary judgements).
+CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
+                                    max_grade := NULL) AS
+    CASE WHEN rf__ok(rf__persistence('rf_rbp', p)) AND rf__ok(rf__threshold('rf_rbp', threshold))
+              AND rf__ok(rf__flag('rf_rbp', 'graded', graded))
+              AND (max_grade IS NULL OR rf__ok(rf__positive('rf_rbp', 'max_grade', max_grade))) THEN
+        (1 - rf__persistence('rf_rbp', p)) * CASE
+            WHEN NOT rf__flag('rf_rbp', 'graded', graded) THEN coalesce(sum(rf__geometric(p, rank))
+                FILTER (WHERE rank IS NOT NULL AND rf__relevant(rel, rf__threshold('rf_rbp', threshold))),
+                0)
+            WHEN max_grade IS NULL THEN rf__ratio(coalesce(sum(greatest(rel, 0) * rf__geometric(p, rank))
+                FILTER (WHERE rank IS NOT NULL AND rel > 0), 0), max(rel))
+            ELSE coalesce(sum(least(rel / rf__optional_positive('rf_rbp', 'max_grade', max_grade), 1)
+                              * rf__geometric(p, rank))
+                FILTER (WHERE rank IS NOT NULL AND rel > 0), 0)
+        END::DOUBLE
+    END;

@@ -1,0 +1,9 @@
+-- rf_rbp_residual(rel, rank, p := 0.8) -> DOUBLE
+--   The RBP residual: (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d, d the
+--   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
+--   missing (a rank gap). Computed as 1 - (1 - p) * sum over judged retrieved rows of
+--   p^(rank - 1). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
+CREATE OR REPLACE TEMP MACRO rf_rbp_residual(rel, rank, p := 0.8) AS
+    (1 - (1 - rf__persistence('rf_rbp_residual', p))
+         * coalesce(sum(rf__geometric(p, rank)) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)),
+                    0))::DOUBLE;

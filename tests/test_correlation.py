@@ -1,0 +1,162 @@
+"""Rank correlation and overlap: Kendall and Spearman against scipy (test-only), their
+degenerate cases, and RBO against worked values and its defining properties. Parity of
+the three faces on generated tables is in test_parity.py."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import duckdb
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import rankframe as rf
+from rankframe.registry import METRICS
+from tests.faces import duckdb_face, polars_face
+from tests.strategies import paired_tables, ranking_tables
+
+
+def _scipy(kind: str, x: list[float], y: list[float]) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on constant input and returns NaN
+        if kind == "kendall_tau":
+            value = float(stats.kendalltau(x, y, variant="b").statistic)
+        else:
+            value = float(stats.spearmanr(x, y).statistic)
+    return 0.0 if math.isnan(value) else value
+
+
+@pytest.mark.parametrize("name", ["kendall_tau", "spearman_rho"])
+def test_matches_scipy(name: str, con: duckdb.DuckDBPyConnection) -> None:
+    metric = METRICS[name]
+
+    @given(table=paired_tables())
+    def check(table: pl.DataFrame) -> None:
+        polars_values = polars_face(metric, table, {})
+        duckdb_values = duckdb_face(metric, table, {}, con)
+        for (qid,), group in table.group_by("qid"):
+            kept = group.filter(pl.col("x").is_not_null() & pl.col("y").is_not_null()
+                                & pl.col("x").is_not_nan() & pl.col("y").is_not_nan())
+            expected = (_scipy(name, kept["x"].to_list(), kept["y"].to_list())
+                        if kept.height >= 2 else 0.0)
+            assert polars_values[qid] == pytest.approx(expected, abs=1e-12)
+            assert duckdb_values[qid] == pytest.approx(expected, abs=1e-12)
+
+    check()
+
+
+@given(values=st.lists(st.integers(-50, 50), min_size=2, max_size=40, unique=True),
+       data=st.data())
+def test_distance_is_half_one_minus_tau_without_ties(values: list[int],
+                                                     data: st.DataObject) -> None:
+    other = data.draw(st.permutations(values))
+    table = pl.DataFrame({"x": values, "y": other})
+    tau, distance = table.select(rf.kendall_tau("x", y="y"), rf.kendall_distance("x", y="y")).row(0)
+    assert distance == pytest.approx((1 - tau) / 2, abs=1e-12)
+
+
+def test_distance_extremes_and_tie_penalty() -> None:
+    table = pl.DataFrame({"x": [1, 2, 3, 4], "same": [10, 20, 30, 40], "rev": [4, 3, 2, 1],
+                          "tied": [1, 1, 2, 2]})
+    assert table.select(rf.kendall_distance("x", y="same")).item() == 0.0
+    assert table.select(rf.kendall_distance("x", y="rev")).item() == 1.0
+    # x vs tied: pairs (1,2) and (3,4) tied in one column only; no inversions.
+    assert table.select(rf.kendall_distance("x", y="tied")).item() == 0.0
+    assert table.select(rf.kendall_distance("x", y="tied", penalty=0.5)).item() == 1 / 6
+    with pytest.raises(ValueError, match="penalty must lie in"):
+        rf.kendall_distance("x", y="y", penalty=2)
+
+
+def test_degenerate_groups_score_zero(con: duckdb.DuckDBPyConnection) -> None:
+    table = pl.DataFrame({"qid": ["one", "const", "const", "nulls", "nulls"],
+                          "x": [1.0, 2.0, 3.0, None, 1.0], "y": [1.0, 5.0, 5.0, 2.0, None]})
+    for name in ("kendall_tau", "kendall_distance", "spearman_rho"):
+        metric = METRICS[name]
+        expected = {"one": 0.0, "const": 0.0, "nulls": 0.0}
+        assert polars_face(metric, table, {}) == expected
+        assert duckdb_face(metric, table, {}, con) == expected
+
+
+# --- RBO ----------------------------------------------------------------------------------
+
+
+def _rbo_table(a: list[str], b: list[str]) -> pl.DataFrame:
+    docs = list(dict.fromkeys(a + b))
+    return pl.DataFrame({
+        "qid": ["q"] * len(docs),
+        "rank_a": [a.index(d) + 1 if d in a else None for d in docs],
+        "rank_b": [b.index(d) + 1 if d in b else None for d in docs],
+    }, schema={"qid": pl.String, "rank_a": pl.Int64, "rank_b": pl.Int64})
+
+
+def _both_faces(table: pl.DataFrame, con: duckdb.DuckDBPyConnection,
+                **params: object) -> list[float]:
+    metric = METRICS["rbo"]
+    return [polars_face(metric, table, params)["q"],
+            duckdb_face(metric, table, params, con)["q"]]
+
+
+def test_rbo_worked_example(con: duckdb.DuckDBPyConnection) -> None:
+    """A = abc, B = bad: X = 0, 2, 2 at depths 1, 2, 3."""
+    table = _rbo_table(list("abc"), list("bad"))
+    p = 0.9
+    ext = (1 - p) / p * (2 * p**2 / 2 + 2 * p**3 / 3) + 2 / 3 * p**3
+    low = (1 - p) / p * ((0 - 2) * p + 0 + 0) - (1 - p) / p * 2 * math.log(1 - p)
+    assert _both_faces(table, con, p=p) == [pytest.approx(ext)] * 2
+    assert _both_faces(table, con, p=p, extrapolated=False) == [pytest.approx(low)] * 2
+
+
+def test_rbo_identical_and_disjoint(con: duckdb.DuckDBPyConnection) -> None:
+    same = _rbo_table(list("abcdef"), list("abcdef"))
+    assert _both_faces(same, con) == [pytest.approx(1.0)] * 2
+    # The lower bound of identical lists of length l: full agreement to depth l, then l/d.
+    p, length = 0.9, 6
+    tail = sum((1 - p) * p ** (d - 1) * length / d for d in range(length + 1, 2000))
+    low = 1 - p**length + tail
+    assert _both_faces(same, con, p=p, extrapolated=False) == [pytest.approx(low)] * 2
+    disjoint = _rbo_table(list("abc"), list("xyz"))
+    assert _both_faces(disjoint, con) == [0.0, 0.0]
+    assert _both_faces(disjoint, con, extrapolated=False) == [0.0, 0.0]
+    one_empty = _rbo_table(list("abc"), [])
+    assert _both_faces(one_empty, con) == [0.0, 0.0]
+
+
+def test_rbo_uneven_lengths_extrapolate_the_shorter_list(con: duckdb.DuckDBPyConnection) -> None:
+    """A = ab, B = abcd: agreement 1 throughout the seen prefix of A; ext assumes A goes on
+    agreeing with B at rate X_s/s = 1, so RBO_ext = 1."""
+    table = _rbo_table(list("ab"), list("abcd"))
+    assert _both_faces(table, con, p=0.8) == [pytest.approx(1.0)] * 2
+
+
+@given(table=ranking_tables(max_queries=1), p=st.sampled_from([0.5, 0.9, 0.98]),
+       depth=st.one_of(st.none(), st.integers(1, 20)))
+def test_rbo_min_below_ext_and_both_in_unit_interval(table: pl.DataFrame, p: float,
+                                                      depth: int | None) -> None:
+    low, ext = table.select(
+        rf.rbo("rank_a", rank_b="rank_b", p=p, depth=depth, extrapolated=False).alias("low"),
+        rf.rbo("rank_a", rank_b="rank_b", p=p, depth=depth).alias("ext")).row(0)
+    assert -1e-12 <= low <= ext + 1e-12
+    assert ext <= 1.0 + 1e-12
+
+
+@given(table=ranking_tables(max_queries=1), depth=st.integers(1, 20))
+def test_rbo_depth_is_truncation(table: pl.DataFrame, depth: int) -> None:
+    truncated = table.with_columns(
+        pl.when(pl.col(c) <= depth).then(pl.col(c)).alias(c) for c in ("rank_a", "rank_b"))
+    for extrapolated in (True, False):
+        cut = table.select(rf.rbo(depth=depth, extrapolated=extrapolated)).item()
+        manual = truncated.select(rf.rbo(extrapolated=extrapolated)).item()
+        assert cut == pytest.approx(manual, abs=1e-15)
+
+
+def test_rbo_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="p must lie in"):
+        rf.rbo(p=1.0)
+    with pytest.raises(ValueError, match="depth must be a positive integer"):
+        rf.rbo(depth=0)
+    with pytest.raises(TypeError, match="extrapolated must be True or False"):
+        rf.rbo(extrapolated="yes")  # type: ignore[arg-type]
