@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import random
+import os
 import tempfile
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from rankframe.cli_compare import per_query_table
 from rankframe.compare import compare
 
 DATA = Path(__file__).resolve().parent / "data"
-OUT = Path(tempfile.mkdtemp(prefix="rankframe-compare-"))
+OUT = Path(os.environ.get("RANKFRAME_PLOT_DIR") or tempfile.mkdtemp(prefix="rankframe-compare-"))
 
 
 def synthetic_collection(folder: Path, n_queries: int = 40, seed: int = 7) -> tuple[Path,
@@ -60,7 +61,7 @@ def synthetic_collection(folder: Path, n_queries: int = 40, seed: int = 7) -> tu
 
 
 qrels_files = sorted(DATA.glob("*qrels*")) if DATA.is_dir() else []
-run_files = sorted(p for p in DATA.glob("*.run*")) if DATA.is_dir() else []
+run_files = sorted(DATA.glob("run.*.txt")) if DATA.is_dir() else []
 if qrels_files and len(run_files) >= 2:
     qrels_path, run_paths = qrels_files[0], run_files[:3]
 else:

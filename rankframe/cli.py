@@ -150,6 +150,27 @@ def _print(rows: list[tuple[str, str, float | int | str, bool]], fmt: str) -> No
         out.write("\n")
 
 
+def judged_run(run: pl.DataFrame, qrels: pl.DataFrame, *, complete: bool,
+               depth: int | None = None, name: str = "") -> pl.DataFrame:
+    """The judged table the commands evaluate, as trec_eval would choose its queries.
+
+    Run queries without qrels are left out (and counted on stderr); qrels queries without
+    results are kept only when ``complete`` (trec_eval ``-c``), scoring 0.
+    """
+    where = f"{name}: " if name else ""
+    judged = judge(run, qrels, depth=depth)
+    unjudged = unjudged_run_queries(run, qrels).height
+    if unjudged:
+        noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
+        print(f"rankframe: {where}{unjudged} run {noun} no qrels and {verb} not evaluated",
+              file=sys.stderr)
+    if not complete:
+        judged = judged.filter(pl.col("qid").is_in(run["qid"].unique().implode()))
+    if judged.height == 0:
+        raise RankframeError(f"{where}no queries with both results and relevance info")
+    return judged
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     if args.M is not None and args.M < 1:
         raise RankframeError(f"-M must be a positive number of results, got {args.M}")
@@ -157,17 +178,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = select(args.m)
     run = read_run(args.run)
-    qrels = read_qrels(args.qrels)
-    judged = judge(run, qrels, depth=args.M)
-    unjudged = unjudged_run_queries(run, qrels).height
-    if unjudged:
-        noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
-        print(f"rankframe: {unjudged} run {noun} no qrels and {verb} not evaluated",
-              file=sys.stderr)
-    if not args.c:
-        judged = judged.filter(pl.col("qid").is_in(run["qid"].unique().implode()))
-    if judged.height == 0:
-        raise RankframeError("no queries with both results and relevance info")
+    judged = judged_run(run, read_qrels(args.qrels), complete=args.c, depth=args.M)
     labels = _labels(selected, trec_eval9=args.trec_eval9)
     per_query = evaluate(judged, list(labels.values()), engine=args.engine, threshold=args.l)
     per_query = per_query.rename({label: name for name, label in labels.items()})

@@ -20,11 +20,11 @@ from typing import Any, Literal
 import polars as pl
 
 from rankframe import report
+from rankframe.cli import judged_run
 from rankframe.compare import compare
 from rankframe.errors import InputError, RankframeError
 from rankframe.evaluate import evaluate
 from rankframe.io import read_qrels, read_run
-from rankframe.judge import judge, unjudged_run_queries
 
 __all__ = ["add_parser", "per_query_table", "run"]
 
@@ -107,15 +107,7 @@ def per_query_table(
     names = _system_names(runs)
     frames = []
     for (path, run_frame), name in zip(runs, names, strict=True):
-        judged = judge(run_frame, qrels)
-        unjudged = unjudged_run_queries(run_frame, qrels).height
-        if unjudged:
-            print(f"rankframe: {name}: {unjudged} run queries have no qrels and are "
-                  "not evaluated", file=sys.stderr)
-        if not all_queries:
-            judged = judged.filter(pl.col("qid").is_in(run_frame["qid"].unique().implode()))
-        if judged.height == 0:
-            raise InputError(f"run {path}: no query has both results and qrels")
+        judged = judged_run(run_frame, qrels, complete=all_queries, name=f"run {path}")
         values = evaluate(judged, measures, engine=engine, threshold=threshold)
         frames.append(values.select(pl.lit(name).alias("system"), pl.all()))
     table = pl.concat(frames, how="vertical_relaxed")

@@ -27,7 +27,9 @@ def macros(con: duckdb.DuckDBPyConnection, kind: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_macro_has_registered_parameters_in_order(name: str, con: duckdb.DuckDBPyConnection) -> None:
+def test_macro_has_registered_parameters_in_order(
+    name: str, con: duckdb.DuckDBPyConnection
+) -> None:
     metric = METRICS[name]
     scalar = macros(con, "macro")
     assert metric.macro in scalar, f"{metric.macro} is not defined by any sql/*.sql file"
