@@ -59,6 +59,10 @@ def _eval_parser(subparsers: Any) -> None:
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
                         "differs: iprec_at_recall rounds recall levels up (x*R + 0.9)")
+    parser.add_argument("--ties", choices=("docid", "average"), default="docid",
+                        help="tied scores: break by docid as trec_eval (default), or report "
+                        "the expected value over all orderings of tied documents "
+                        "(P, recall, ndcg, ndcg_cut, map, map_cut, recip_rank)")
     parser.add_argument("--engine", choices=("polars", "duckdb"), default="polars",
                         help="engine that computes the metrics (same output)")
     parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
@@ -66,23 +70,45 @@ def _eval_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=_run_eval)
 
 
+# trec_eval measures with a tie-aware form (McSherry & Najork), for --ties average.
+_TIE_AWARE = {"P": "P_ties", "recall": "recall_ties", "ndcg": "ndcg_ties",
+              "ndcg_cut": "ndcg_ties", "map": "map_ties", "map_cut": "map_ties",
+              "recip_rank": "mrr_ties"}
+
+
+def _label(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
+    """The rankframe measure string behind one printed trec_eval name."""
+    suffix = name[len(measure.name):].lstrip("_")
+    if measure.name in ("rbp", "rbp_resid"):
+        return f"{measure.name}@{suffix or measure.defaults[0]}"
+    if ties == "average" and measure.kind != "count":
+        if measure.name not in _TIE_AWARE:
+            raise RankframeError(f"--ties average: {measure.name} has no tie-aware form; "
+                                 f"those with one: {', '.join(_TIE_AWARE)}")
+        return _TIE_AWARE[measure.name] + (f"@{suffix}" if suffix else "")
+    if trec_eval9 and measure.name in ("iprec_at_recall", "11pt_avg"):
+        return f"iprec(rounding=trec_eval9)@{name.rsplit('_', 1)[1]}"
+    return name  # trec_eval names parse as rankframe measures
+
+
 def _labels(selected: list[tuple[TrecMeasure, tuple[float, ...] | None]],
-            *, trec_eval9: bool) -> dict[str, str]:
+            *, trec_eval9: bool, ties: str = "docid") -> dict[str, str]:
     """Printed name -> rankframe measure string for every column ``selected`` needs.
 
-    trec_eval names parse as rankframe measures; only iprec_at_recall under ``trec_eval9``
-    gets an explicit parameter (trec_eval 9.x rounds recall levels up, see
-    :func:`rankframe.iprec_at_recall`).
+    11pt_avg needs the eleven iprec_at_recall columns; under ``trec_eval9`` those get
+    trec_eval 9.x's recall-level rounding (see :func:`rankframe.iprec_at_recall`).
     """
     labels: dict[str, str] = {}
     for measure, params in selected:
         if measure.kind in ("runid", "num_q"):
             continue
-        for name in _ELEVEN_POINTS if measure.name == "11pt_avg" else measure.names(params):
-            label = name
-            if trec_eval9 and name.startswith("iprec_at_recall_"):
-                label = f"iprec(rounding=trec_eval9)@{name.rsplit('_', 1)[1]}"
-            labels[name] = label
+        if measure.name == "11pt_avg":
+            iprec = next(m for m in TREC_MEASURES if m.name == "iprec_at_recall")
+            for name in _ELEVEN_POINTS:
+                labels[name] = _label(iprec, name, trec_eval9=trec_eval9, ties=ties)
+            continue
+        for name in measure.names(params):
+            labels[name] = _label(measure, name, trec_eval9=trec_eval9, ties=ties)
     return labels
 
 
@@ -151,14 +177,14 @@ def _print(rows: list[tuple[str, str, float | int | str, bool]], fmt: str) -> No
 
 
 def judged_run(run: pl.DataFrame, qrels: pl.DataFrame, *, complete: bool,
-               depth: int | None = None, name: str = "") -> pl.DataFrame:
+               depth: int | None = None, name: str = "", ties: str = "docid") -> pl.DataFrame:
     """The judged table the commands evaluate, as trec_eval would choose its queries.
 
     Run queries without qrels are left out (and counted on stderr); qrels queries without
     results are kept only when ``complete`` (trec_eval ``-c``), scoring 0.
     """
     where = f"{name}: " if name else ""
-    judged = judge(run, qrels, depth=depth)
+    judged = judge(run, qrels, depth=depth, ties=ties)  # type: ignore[arg-type]
     unjudged = unjudged_run_queries(run, qrels).height
     if unjudged:
         noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
@@ -178,8 +204,9 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = select(args.m)
     run = read_run(args.run)
-    judged = judged_run(run, read_qrels(args.qrels), complete=args.c, depth=args.M)
-    labels = _labels(selected, trec_eval9=args.trec_eval9)
+    judged = judged_run(run, read_qrels(args.qrels), complete=args.c, depth=args.M,
+                        ties=args.ties)
+    labels = _labels(selected, trec_eval9=args.trec_eval9, ties=args.ties)
     per_query = evaluate(judged, list(labels.values()), engine=args.engine, threshold=args.l)
     per_query = per_query.rename({label: name for name, label in labels.items()})
     runid = str(run["tag"][0]) if run.height else ""

@@ -4,7 +4,10 @@ rankframe's grammar is ``name[(param=value, ...)][@cutoff]``, e.g. ``"ndcg@10"``
 ``"P@5"``, ``"map"``, ``"mrr@10"``, ``"ndcg(gain=exponential)@10"``, ``"map(divisor=min)@10"``.
 trec_eval's per-value names are accepted as well (``"P_10"``, ``"ndcg_cut_10"``,
 ``"map_cut_100"``, ``"recip_rank"``, ``"Rprec"``, ``"success_10"``,
-``"iprec_at_recall_0.10"``, ``"set_P"`` ...). Every measure resolves to one registered
+``"iprec_at_recall_0.10"``, ``"set_P"`` ...). User-model measures take their persistence
+after the ``@`` (``"rbp@0.8"``, ``"rbp_residual@0.8"``) or a cutoff (``"err@20"``,
+``"judged@10"``); tie-aware ones end in ``_ties`` (``"ndcg_ties@10"``, ``"map_ties"``) and
+need the tie columns of ``judge(..., ties="average")``. Every measure resolves to one registered
 metric, its parameter values, and how its per-query values are summarised (mean, sum or
 geometric mean).
 """
@@ -30,7 +33,7 @@ class Alias:
 
     metric: str
     fixed: tuple[tuple[str, Any], ...] = ()
-    cutoff: Literal["k", "recall", None] = "k"
+    cutoff: Literal["k", "recall", "p", None] = "k"
     summary: Summary | None = None
     help: str = ""
 
@@ -77,6 +80,22 @@ _alias("cg", Alias("cg", help="cumulative gain"))
 _alias("num_ret", Alias("num_ret", help="rows retrieved (summed over queries)"))
 _alias("num_rel", Alias("num_rel", cutoff=None, help="relevant rows (summed over queries)"))
 _alias("num_rel_ret", Alias("num_rel_ret", help="relevant rows retrieved (summed)"))
+_alias("rbp", Alias("rbp", cutoff="p",
+                    help="rank-biased precision with persistence p (rbp@0.8); binary"))
+_alias("rbp_graded", Alias("rbp", (("graded", True),), cutoff="p",
+                           help="rank-biased precision, gain rel / max grade"))
+_alias("rbp_residual rbp_resid", Alias("rbp_residual", cutoff="p",
+                                       help="RBP residual: weight left to unjudged rows"))
+_alias("err", Alias("err", help="expected reciprocal rank (@k), max grade 4"))
+_alias("judged", Alias("judged", help="share of the top k that is judged"))
+_alias("p_ties precision_ties", Alias("precision_ties", help="P@k, expected over tied scores"))
+_alias("recall_ties", Alias("recall_ties", help="recall@k, expected over tied scores"))
+_alias("dcg_ties", Alias("dcg_ties", help="DCG@k, expected over tied scores"))
+_alias("ndcg_ties", Alias("ndcg_ties", help="nDCG@k, expected over tied scores"))
+_alias("mrr_ties rr_ties reciprocal_rank_ties",
+       Alias("reciprocal_rank_ties", help="reciprocal rank, expected over tied scores"))
+_alias("map_ties ap_ties average_precision_ties",
+       Alias("average_precision_ties", help="average precision, expected over tied scores"))
 _alias("iprec iprec_at_recall",
        Alias("iprec_at_recall", cutoff="recall",
              help="interpolated precision at recall level x (iprec@0.1)"))
@@ -84,7 +103,8 @@ _alias("iprec iprec_at_recall",
 # trec_eval names with the cutoff after an underscore: P_10, ndcg_cut_10, ...
 _TREC_CUTOFF_NAMES: dict[str, str] = {
     "P": "p", "recall": "recall", "map_cut": "map", "ndcg_cut": "ndcg", "success": "success",
-    "iprec_at_recall": "iprec_at_recall",
+    "iprec_at_recall": "iprec_at_recall", "rbp": "rbp", "rbp_resid": "rbp_residual",
+    "err_cut": "err", "judged": "judged",
 }
 _TREC_SET_NAMES: dict[str, str] = {"set_P": "p", "set_recall": "recall", "set_F": "f1"}
 
@@ -112,6 +132,8 @@ def _number(label: str, text: str, *, integer: bool) -> int | float:
 
 def _param_value(label: str, text: str) -> Any:
     text = text.strip()
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     for convert in (int, float):
         try:
             return convert(text)
@@ -168,13 +190,16 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if cutoff is None:
             raise MeasureError(f"measure {label!r} needs a recall level, e.g. {name}@0.5")
         values["recall"] = _number(label, cutoff, integer=False)
+    elif alias.cutoff == "p":
+        if cutoff is not None:
+            values["p"] = _number(label, cutoff, integer=False)
     elif cutoff is not None:
         raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
     for item in filter(None, (part.strip() for part in params.split(","))):
         key, sep, raw = item.partition("=")
         key = key.strip()
-        if not sep or key not in names or key in ("k", "recall"):
-            allowed = ", ".join(sorted(names - {"k", "recall"})) or "none"
+        if not sep or key not in names or key in ("k", "recall", "p"):
+            allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )

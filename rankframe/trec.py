@@ -13,7 +13,8 @@ from typing import Literal
 
 from rankframe.errors import MeasureError
 
-Kind = Literal["count", "value", "cut_int", "cut_float", "summary_only", "runid", "num_q"]
+Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
+               "num_q"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -35,6 +36,8 @@ class TrecMeasure:
             return [f"{self.name}_{int(v)}" for v in values]
         if self.kind == "cut_float":
             return [f"{self.name}_{v:3.2f}" for v in values]
+        if self.kind == "param_float" and params is not None:
+            return [f"{self.name}_{v:g}" for v in params]
         return [self.name]
 
 
@@ -61,6 +64,12 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_P", "value"),
     TrecMeasure("set_recall", "value"),
     TrecMeasure("set_F", "value"),
+    TrecMeasure("rbp", "param_float", (0.8,)),
+    TrecMeasure("rbp_resid", "param_float", (0.8,)),
+    # rankframe's additions, after trec_eval's own measures:
+    TrecMeasure("err", "value"),
+    TrecMeasure("err_cut", "cut_int", (5, 10, 20)),
+    TrecMeasure("judged", "cut_int", (10,)),
 )
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
@@ -68,8 +77,7 @@ _BY_NAME = {m.name: m for m in TREC_MEASURES}
 UNSUPPORTED = (
     "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G", "dcg",
     "ideal_dcg", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-    "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp",
-    "rbp_resid",
+    "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
 )
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -82,7 +90,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 
 
 def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ...]:
-    if measure.kind not in ("cut_int", "cut_float"):
+    if measure.kind not in ("cut_int", "cut_float", "param_float"):
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
     for item in text.split(","):
@@ -95,6 +103,8 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
             raise MeasureError(f"-m {spec}: cutoffs must be positive, got {value}")
         if measure.kind == "cut_float" and not 0 <= value <= 1:
             raise MeasureError(f"-m {spec}: recall levels must lie in [0, 1], got {value}")
+        if measure.kind == "param_float" and not 0 < value < 1:
+            raise MeasureError(f"-m {spec}: persistence must lie in (0, 1), got {value}")
         values.append(value)
     if len(set(values)) != len(values):
         raise MeasureError(f"-m {spec}: duplicate parameters")
@@ -128,10 +138,13 @@ def select(specs: list[str] | None) -> list[tuple[TrecMeasure, tuple[float, ...]
             )
         if dot:
             values = set(_parse_params(spec, measure, params))
-            previous = chosen.get(root)
-            chosen[root] = values | (previous or set())
+            if root in chosen:  # also chosen before: with its defaults, or its own params
+                values |= chosen[root] or set(measure.defaults)
+            chosen[root] = values
+        elif root in chosen and chosen[root] is not None:
+            chosen[root] = (chosen[root] or set()) | set(measure.defaults)
         else:
-            chosen.setdefault(root, None)
+            chosen[root] = None
     return [
         (m, None if chosen[m.name] is None else tuple(sorted(chosen[m.name] or ())))
         for m in TREC_MEASURES
