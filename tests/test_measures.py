@@ -1,0 +1,118 @@
+"""Measure strings: rankframe's grammar and trec_eval's names resolve to the right metric
+and parameters, bad strings are refused with the valid options, and evaluate() computes
+each on both engines with the values of the metric's own expression."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+import rankframe as rf
+from rankframe.errors import MeasureError
+from rankframe.measures import parse
+from rankframe.trec import select
+
+CASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("ndcg@10", "ndcg", {"k": 10}),
+    ("nDCG@10", "ndcg", {"k": 10}),
+    ("ndcg_cut_10", "ndcg", {"k": 10}),
+    ("ndcg_exp@5", "ndcg", {"k": 5, "gain": "exponential"}),
+    ("ndcg(gain=exponential,ideal=retrieved)@3", "ndcg",
+     {"k": 3, "gain": "exponential", "ideal": "retrieved"}),
+    ("P@10", "precision", {"k": 10, "threshold": 1}),
+    ("P_5", "precision", {"k": 5, "threshold": 1}),
+    ("set_P", "precision", {"k": None, "threshold": 1}),
+    ("P(divisor=min)@10", "precision", {"k": 10, "divisor": "min", "threshold": 1}),
+    ("recall@100", "recall", {"k": 100, "threshold": 1}),
+    ("recall_100", "recall", {"k": 100, "threshold": 1}),
+    ("map", "average_precision", {"k": None, "threshold": 1}),
+    ("map@100", "average_precision", {"k": 100, "threshold": 1}),
+    ("map_cut_100", "average_precision", {"k": 100, "threshold": 1}),
+    ("gm_map", "average_precision", {"k": None, "threshold": 1}),
+    ("mrr", "reciprocal_rank", {"k": None, "threshold": 1}),
+    ("mrr@10", "reciprocal_rank", {"k": 10, "threshold": 1}),
+    ("recip_rank", "reciprocal_rank", {"k": None, "threshold": 1}),
+    ("Rprec", "r_precision", {"threshold": 1}),
+    ("bpref", "bpref", {"threshold": 1}),
+    ("success_5", "hit_rate", {"k": 5, "threshold": 1}),
+    ("iprec_at_recall_0.10", "iprec_at_recall", {"recall": 0.1, "threshold": 1}),
+    ("iprec(rounding=trec_eval9)@0.5", "iprec_at_recall",
+     {"recall": 0.5, "rounding": "trec_eval9", "threshold": 1}),
+    ("num_ret", "num_ret", {"k": None}),
+    ("rbp@0.9", "rbp", {"p": 0.9, "threshold": 1}),
+    ("rbp_graded@0.8", "rbp", {"p": 0.8, "graded": True, "threshold": 1}),
+    ("rbp_0.5", "rbp", {"p": 0.5, "threshold": 1}),
+    ("rbp_residual@0.8", "rbp_residual", {"p": 0.8}),
+    ("err@20", "err", {"k": 20}),
+    ("err_cut_20", "err", {"k": 20}),
+    ("judged@10", "judged", {"k": 10}),
+    ("P_ties@10", "precision_ties", {"k": 10, "threshold": 1}),
+    ("map_ties", "average_precision_ties", {"k": None, "threshold": 1}),
+]
+
+
+@pytest.mark.parametrize(("text", "metric", "values"), CASES, ids=[c[0] for c in CASES])
+def test_parse(text: str, metric: str, values: dict[str, Any]) -> None:
+    measure = parse(text, threshold=1)
+    assert measure.metric.name == metric
+    assert measure.values == values
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("nonsense", "unknown measure"), ("P@0", "cutoff"), ("P@x", "cutoff"),
+    ("bpref@10", "takes no cutoff"), ("ndcg(foo=1)@3", "accepts: gain, ideal"),
+    ("ndcg(gain=log)@3", "'linear', 'exponential'"), ("iprec", "recall level"),
+    ("rbp@1.5", "p"),
+])
+def test_bad_measure_strings(text: str, named: str) -> None:
+    with pytest.raises(MeasureError, match=named):
+        parse(text)
+
+
+def test_summary_kind() -> None:
+    assert parse("gm_map").summary == "gmean"
+    assert parse("num_rel").summary == "sum"
+    assert parse("map").summary == "mean"
+
+
+JUDGED = pl.DataFrame({
+    "qid": ["a"] * 6 + ["b"] * 3 + ["c"],
+    "rank": [1, 2, 3, 4, 5, None, 1, 2, 3, None],
+    "rel": [2, None, 0, 1, -1, 3, 0, 0, 1, 1],
+    "score": [5.0, 4.0, 4.0, 4.0, 1.0, None, 2.0, 2.0, 1.0, None],
+})
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_evaluate_matches_the_expressions(engine: str) -> None:
+    labels = [c[0] for c in CASES if "ties" not in c[0]]
+    got = rf.evaluate(JUDGED, labels, engine=engine)  # type: ignore[arg-type]
+    assert got.columns == ["qid", *labels]
+    for label in labels:
+        m = parse(label, threshold=1)
+        expected = JUDGED.group_by("qid").agg(
+            m.metric.polars_expr({"rel": "rel", "rank": "rank"}, m.values).alias("v")
+        ).sort("qid")["v"]
+        assert got[label].to_list() == pytest.approx(expected.to_list(), abs=1e-12), label
+
+
+def test_tie_aware_measures_need_judge_ties() -> None:
+    run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["x", "y", "z"], "score": [1.0, 1.0, 0.0]})
+    qrels = pl.DataFrame({"qid": ["q", "q"], "docid": ["x", "z"], "rel": [1, 1]})
+    judged = rf.judge(run, qrels, ties="average")
+    for engine in ("polars", "duckdb"):
+        got = rf.evaluate(judged, ["P@1", "P_ties@1", "mrr_ties"], engine=engine)  # type: ignore[arg-type]
+        # docid order puts y (unjudged) first; over both orders P@1 is 1/2, RR is 3/4.
+        assert got.row(0) == ("q", 0.0, 0.5, 0.75)
+
+
+def test_trec_select_order_and_union() -> None:
+    chosen = select(["map", "P.10", "P.5", "ndcg_cut.10", "rbp", "rbp.0.5"])
+    names = [n for m, params in chosen for n in m.names(params)]
+    assert names == ["map", "P_5", "P_10", "ndcg_cut_10", "rbp_0.5", "rbp_0.8"]
+    with pytest.raises(MeasureError, match="not supported"):
+        select(["infAP"])
+    with pytest.raises(MeasureError, match="duplicate"):
+        select(["P.5,5"])
