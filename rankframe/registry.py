@@ -64,6 +64,8 @@ class Metric:
     aggregate: Aggregate = "mean"
     is_count: bool = False
     trec_eval: tuple[str, ...] = field(default=())
+    #: Whether rankframe.spark has this metric (the optional fourth face).
+    spark: bool = True
 
     @property
     def macro(self) -> str:
@@ -166,27 +168,31 @@ _DECLARED = (
     Metric("err", metrics.err, reference.err, (K, Param("max_grade", "grade", 4))),
     Metric("judged", metrics.judged, reference.judged, (K,)),
     # Rank correlation and overlap.
-    Metric("kendall_tau", metrics.kendall_tau, reference.kendall_tau, (), columns=PAIRED),
+    Metric("kendall_tau", metrics.kendall_tau, reference.kendall_tau, (), columns=PAIRED,
+           spark=False),
     Metric("kendall_distance", metrics.kendall_distance, reference.kendall_distance,
-           (Param("penalty", "penalty", 0.0),), columns=PAIRED),
-    Metric("spearman_rho", metrics.spearman_rho, reference.spearman_rho, (), columns=PAIRED),
+           (Param("penalty", "penalty", 0.0),), columns=PAIRED, spark=False),
+    Metric("spearman_rho", metrics.spearman_rho, reference.spearman_rho, (), columns=PAIRED,
+           spark=False),
     Metric("rbo", metrics.rbo, reference.rbo,
            (Param("p", "persistence", 0.9), Param("depth", "cutoff", None),
             Param("extrapolated", "flag", True)),
-           columns=RANKINGS),
+           columns=RANKINGS, spark=False),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.ties.annotate.
     Metric("precision_ties", metrics.precision_ties, reference.precision_ties,
-           (K, THRESHOLD, PRECISION_DIVISOR), columns=TIED),
+           (K, THRESHOLD, PRECISION_DIVISOR), columns=TIED, spark=False),
     Metric("recall_ties", metrics.recall_ties, reference.recall_ties, (K, THRESHOLD),
-           columns=TIED),
-    Metric("dcg_ties", metrics.dcg_ties, reference.dcg_ties, (K, GAIN), columns=TIED),
-    Metric("ndcg_ties", metrics.ndcg_ties, reference.ndcg_ties, (K, GAIN, IDEAL), columns=TIED),
+           columns=TIED, spark=False),
+    Metric("dcg_ties", metrics.dcg_ties, reference.dcg_ties, (K, GAIN), columns=TIED,
+           spark=False),
+    Metric("ndcg_ties", metrics.ndcg_ties, reference.ndcg_ties, (K, GAIN, IDEAL), columns=TIED,
+           spark=False),
     Metric("reciprocal_rank_ties", metrics.reciprocal_rank_ties, reference.reciprocal_rank_ties,
-           (K, THRESHOLD), columns=TIED),
+           (K, THRESHOLD), columns=TIED, spark=False),
     Metric("average_precision_ties", metrics.average_precision_ties,
            reference.average_precision_ties,
            (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min"))),
-           columns=TIED),
+           columns=TIED, spark=False),
 )
 
 METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}
