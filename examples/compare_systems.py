@@ -14,8 +14,8 @@
 # %%
 from __future__ import annotations
 
-import random
 import os
+import random
 import tempfile
 from pathlib import Path
 

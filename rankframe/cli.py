@@ -15,7 +15,7 @@ from rankframe import __version__
 from rankframe.errors import RankframeError
 from rankframe.evaluate import evaluate
 from rankframe.io import read_qrels, read_run
-from rankframe.judge import judge, unjudged_run_queries
+from rankframe.judge import Ties, judge, unjudged_run_queries
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, measure_names
 from rankframe.trec import NICKNAMES, TREC_MEASURES, TrecMeasure, format_line, select
 
@@ -177,14 +177,15 @@ def _print(rows: list[tuple[str, str, float | int | str, bool]], fmt: str) -> No
 
 
 def judged_run(run: pl.DataFrame, qrels: pl.DataFrame, *, complete: bool,
-               depth: int | None = None, name: str = "", ties: str = "docid") -> pl.DataFrame:
+               depth: int | None = None, name: str = "", ties: Ties = "docid"
+               ) -> pl.DataFrame:
     """The judged table the commands evaluate, as trec_eval would choose its queries.
 
     Run queries without qrels are left out (and counted on stderr); qrels queries without
     results are kept only when ``complete`` (trec_eval ``-c``), scoring 0.
     """
     where = f"{name}: " if name else ""
-    judged = judge(run, qrels, depth=depth, ties=ties)  # type: ignore[arg-type]
+    judged = judge(run, qrels, depth=depth, ties=ties)
     unjudged = unjudged_run_queries(run, qrels).height
     if unjudged:
         noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
