@@ -163,7 +163,8 @@ SQL_IDCG_MACRO = "SELECT qid, rf_idcg(rel, rank, 10) AS idcg FROM judged GROUP B
 SQL_AP_MACRO = "SELECT qid, rf_average_precision(rel, rank, NULL) AS ap FROM judged GROUP BY qid"
 SQL_AP_LISTORDER = """
 SELECT qid, CASE WHEN count(*) FILTER (WHERE rel >= 1) > 0 THEN
-  coalesce(list_sum(list_transform(list(rank ORDER BY rank) FILTER (WHERE rel >= 1 AND rank IS NOT NULL),
+  coalesce(list_sum(list_transform(
+      list(rank ORDER BY rank) FILTER (WHERE rel >= 1 AND rank IS NOT NULL),
                                    lambda r, j: j / r)), 0) / count(*) FILTER (WHERE rel >= 1)
   ELSE 0 END AS ap
 FROM judged GROUP BY qid
@@ -320,7 +321,8 @@ def main() -> None:
             R,
         )
     out(
-        f"\nmax |variant − registry| over queries and measures: {same(base, var, tasks.MEASURES):.1e}"
+        "\nmax |variant - registry| over queries and measures: "
+        f"{same(base, var, tasks.MEASURES):.1e}"
     )
 
     out()
@@ -382,8 +384,8 @@ def main() -> None:
         R,
     )
     out(
-        f"\nmax |variant − macros|: {same(mres, vres, tasks.MEASURES):.1e}; "
-        f"max |flat − macros|: {same(mres, fres, tasks.MEASURES):.1e}"
+        f"\nmax |variant - macros|: {same(mres, vres, tasks.MEASURES):.1e}; "
+        f"max |flat - macros|: {same(mres, fres, tasks.MEASURES):.1e}"
     )
     out()
     out("EXPLAIN ANALYZE (JSON profile) operator timings, 5-macro query vs flat variant:")
@@ -395,7 +397,7 @@ def main() -> None:
         con.execute("PRAGMA disable_profiling")
         ops: list[tuple[str, float, int]] = []
 
-        def walk(node: dict) -> None:  # type: ignore[type-arg]
+        def walk(node: dict, ops: list[tuple[str, float, int]] = ops) -> None:  # type: ignore[type-arg]
             ops.append(
                 (
                     node.get("type", "?"),
@@ -404,7 +406,7 @@ def main() -> None:
                 )
             )
             for child in node.get("children", []):
-                walk(child)
+                walk(child, ops)
 
         for root in json.loads(plans[label]).get("operator", []):
             walk(root)

@@ -271,9 +271,11 @@ def machine() -> str:
 
 def markdown(res: dict[str, dict[str, Any]], meta: dict[str, Any], args: argparse.Namespace) -> str:
     lines = [
-        f"### {meta['rows']:,} run rows · {meta['queries']:,} queries · {meta['qrels_rows']:,} qrels rows",
+        f"### {meta['rows']:,} run rows · {meta['queries']:,} queries · "
+        f"{meta['qrels_rows']:,} qrels rows",
         "",
-        f"`python benchmarks/run.py --rows {args.rows} --repeat {args.repeat}` — {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"`python benchmarks/run.py --rows {args.rows} --repeat {args.repeat}` — "
+        f"{time.strftime('%Y-%m-%d %H:%M')}, "
         f"median of {args.repeat}; {machine()}; load average at start {os.getloadavg()[0]:.1f}",
         "",
         "| comparison (rankframe ÷ peer) | how | ratio | target |",
@@ -284,7 +286,8 @@ def markdown(res: dict[str, dict[str, Any]], meta: dict[str, Any], args: argpars
         lines.append(f"| {name} | {how} | {r:.3f} | {t} |")
     lines += [
         "",
-        "| tool | implementation | phases (median s) | process wall s | process CPU s | peak RSS MiB | max abs Δ mean vs pytrec_eval |",
+        "| tool | implementation | phases (median s) | process wall s | process CPU s "
+        "| peak RSS MiB | max abs Δ mean vs pytrec_eval |",
         "|---|---|---|---:|---:|---:|---:|",
     ]
     agree = agreement(res)
@@ -292,7 +295,8 @@ def markdown(res: dict[str, dict[str, Any]], meta: dict[str, Any], args: argpars
         ph = ", ".join(f"{k} {v:.3f}" for k, v in r["phases"].items() if k not in ("setup",))
         d = agree.get(tool)
         lines.append(
-            f"| {tool} | {r.get('impl', '')} | {ph} | {r['wall']:.2f} | {r.get('cpu', 0):.2f} | {r['rss']:.0f} | "
+            f"| {tool} | {r.get('impl', '')} | {ph} | {r['wall']:.2f} | {r.get('cpu', 0):.2f} "
+            f"| {r['rss']:.0f} | "
             f"{'' if d is None else f'{d:.1e}'} |"
         )
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 _t_start = time.perf_counter()
@@ -161,7 +162,8 @@ def task_rf_duckdb(data: Path, c: Clock) -> dict[str, object]:
         }
     con = rfdb.register(duckdb.connect())
     c.lap("setup")
-    sql = f"SELECT qid, {SQL_MEASURES} FROM ({SQL_JUDGE.format(run=run_p, qrels=qrels_p)}) GROUP BY qid"
+    judge_sql = SQL_JUDGE.format(run=run_p, qrels=qrels_p)
+    sql = f"SELECT qid, {SQL_MEASURES} FROM ({judge_sql}) GROUP BY qid"
     out = con.sql(sql).pl()
     c.lap("total")
     return {
@@ -256,7 +258,7 @@ def _split(df, key: str, val: str) -> dict[str, dict[str, object]]:  # type: ign
     qarr = df.get_column(key).to_numpy()
     cuts = np.flatnonzero(qarr[1:] != qarr[:-1]) + 1
     bounds = [0, *cuts.tolist(), len(q)]
-    return {q[s]: dict(zip(d[s:e], v[s:e])) for s, e in zip(bounds[:-1], bounds[1:])}
+    return {q[s]: dict(zip(d[s:e], v[s:e], strict=True)) for s, e in pairwise(bounds)}
 
 
 def task_pytrec_eval(data: Path, c: Clock) -> dict[str, object]:
@@ -277,7 +279,8 @@ def task_pytrec_eval(data: Path, c: Clock) -> dict[str, object]:
     c.lap("evaluate")
     c.phases["total"] = sum(c.phases[p] for p in ("read", "dicts", "evaluator", "evaluate"))
     n = len(res)
-    m = {name: sum(r[key] for r in res.values()) / n for name, key in zip(MEASURES, PYTREC_KEYS)}
+    pairs = zip(MEASURES, PYTREC_KEYS, strict=True)
+    m = {name: sum(r[key] for r in res.values()) / n for name, key in pairs}
     return {"means": m, "queries": n}
 
 
@@ -303,7 +306,7 @@ def task_ranx(data: Path, c: Clock) -> dict[str, object]:
     c.lap("evaluate_warm")
     c.phases["total_cold"] = c.phases["read"] + c.phases["evaluate_cold"]
     c.phases["total_warm"] = c.phases["read"] + c.phases["evaluate_warm"]
-    return {"means": {name: float(res[m]) for name, m in zip(MEASURES, metrics)}}
+    return {"means": {name: float(res[m]) for name, m in zip(MEASURES, metrics, strict=True)}}
 
 
 def task_ir_measures(data: Path, c: Clock) -> dict[str, object]:
@@ -324,7 +327,7 @@ def task_ir_measures(data: Path, c: Clock) -> dict[str, object]:
     for r in rows:
         sums[str(r.measure)] += r.value
         qids.add(r.query_id)
-    return {"means": {name: sums[str(m)] / len(qids) for name, m in zip(MEASURES, ms)}}
+    return {"means": {name: sums[str(m)] / len(qids) for name, m in zip(MEASURES, ms, strict=True)}}
 
 
 def numpy_prepare(data: Path):  # type: ignore[no-untyped-def]
@@ -354,7 +357,7 @@ def numpy_measures(grades, pool):  # type: ignore[no-untyped-def]
     """The five measures over prepared arrays; ``pool`` = each query's qrels grades."""
     import numpy as np
 
-    nq, depth = grades.shape
+    depth = grades.shape[1]
     disc = 1.0 / np.log2(np.arange(2, 12, dtype=np.float64))
     dcg = grades[:, :10].clip(0) @ disc
     ideal = -np.partition(-pool, 9, axis=1)[:, :10] if pool.shape[1] > 10 else pool

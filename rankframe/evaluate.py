@@ -54,17 +54,22 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
     quoted = {name: _quote(column) for name, column in columns.items()}
     select = ", ".join(
         [_quote(k) for k in keys]
-        + [f"{m.metric.sql_call(quoted, m.values)} AS {_quote(m.label)}" for m in measures]
+        # Positional aliases: DuckDB's identifiers are case-insensitive ("nDCG@10" would
+        # clash with "ndcg@10"); the labels are put back in Polars.
+        + [f"{m.metric.sql_call(quoted, m.values)} AS __m{i}" for i, m in enumerate(measures)]
     )
     group = ", ".join(_quote(k) for k in keys)
     # Only the columns the query reads cross into DuckDB.
-    needed = list(dict.fromkeys([*keys, *columns.values()]))
+    read = (columns[c] for m in measures for c in m.metric.columns)
+    needed = list(dict.fromkeys([*keys, *read]))
     frame = judged.lazy().select(needed).collect()
     view = "__rankframe_judged"
     connection.register(view, frame)
     try:
         sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
-        result: pl.DataFrame = connection.sql(sql).pl()
+        result: pl.DataFrame = connection.sql(sql).pl().rename(
+            {f"__m{i}": m.label for i, m in enumerate(measures)}
+        )
     finally:
         connection.unregister(view)
         if con is None:
@@ -127,7 +132,7 @@ def evaluate(
             judged = judged.with_columns(pl.col(keys[0]).set_sorted())
     else:
         judged = check_judged(judged, query=keys, rel=rel, rank=rank)
-    columns = {"rel": rel, "rank": rank}
+    columns = {"rel": rel, "rank": rank, "tie_first": "tie_first", "tie_size": "tie_size"}
     if engine == "polars":
         return _polars(judged, parsed, keys, columns)
     return _duckdb(judged, parsed, keys, columns, con)

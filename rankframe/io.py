@@ -77,6 +77,9 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     [('q1', 'd1', 1, 2.5, 'bm25'), ('q1', 'd2', 2, 1.0, 'bm25')]
     """
     source = Path(path)
+    fast = _simple_table(source, "run", RUN_LAYOUT)
+    if fast is not None:
+        return fast.select("qid", "docid", "rank", "score", "tag")
     lines = _data_lines(source, "run")
     wrong_count, count_message = _field_count("run", RUN_LAYOUT)
     raw_rank, raw_score = _field(3), _field(4)
@@ -138,6 +141,9 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
     [('1', 'd1', 2), ('1', 'd7', 0)]
     """
     source = Path(path)
+    fast = _simple_table(source, "qrels", QRELS_LAYOUT)
+    if fast is not None:
+        return fast.select("qid", "docid", "rel")
     lines = _data_lines(source, "qrels")
     wrong_count, count_message = _field_count("qrels", QRELS_LAYOUT)
     raw_rel = _field(3)
@@ -170,9 +176,8 @@ def _fail(source: Path, line: int | None, problem: str) -> InputError:
     return InputError(f"{where}: {problem}")
 
 
-def _read_text(source: Path, kind: str) -> list[str]:
-    """The file's text as a few strings, each a whole number of lines, newlines dropped at
-    the piece boundaries so that splitting every piece on ``\\n`` yields the file's lines."""
+def _raw_bytes(source: Path, kind: str) -> bytes:
+    """The file's bytes, gunzipped; raises for a missing file, a directory or bad gzip."""
     if not source.exists():
         raise FileNotFoundError(f"rankframe: {kind} file not found: {source}")
     if source.is_dir():
@@ -183,6 +188,81 @@ def _read_text(source: Path, kind: str) -> list[str]:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise _fail(source, None, f"broken gzip stream ({exc})") from None
+    return data
+
+
+# What the fast path of the readers refuses (it hands the file to the general path, which
+# also words every error): anything that makes a line other than "f1 f2 ... fn" with
+# single spaces (tabs and other blanks, runs of spaces, leading or trailing blanks, CRLF),
+# blank lines, comment lines, NUL bytes.
+_NOT_SIMPLE: Final = (b"\t", b"\v", b"\f", b"\r", b"  ", b"\n ", b" \n", b"\n\n", b"\n#", b"\x00")
+
+
+def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFrame | None:
+    """The parsed table when the file is plainly laid out and clean, else None.
+
+    Most run and qrels files are written by programs: one space between fields, LF line
+    ends, no comments. Such a file is handed whole to Polars' CSV reader (a space as the
+    separator), the numbers are checked in bulk, and line numbers are row numbers + 1.
+    Whenever that cannot be proven, or some line is wrong, None sends the caller to the
+    general path, which reads any layout and names the file and line of the first problem.
+    """
+    data = _raw_bytes(source, kind)
+    data = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    if not data or data[:1] in (b" ", b"#", b"\n") or any(m in data for m in _NOT_SIMPLE):
+        return None
+    if data.endswith(b" "):
+        return None
+    try:
+        data.decode("utf-8")
+        raw = pl.read_csv(
+            data,
+            separator=" ",
+            has_header=False,
+            quote_char=None,
+            new_columns=list(layout),
+            schema=dict.fromkeys(layout, pl.String),
+            truncate_ragged_lines=False,
+        )
+    except (UnicodeDecodeError, pl.exceptions.PolarsError):
+        return None
+    if raw.height == 0 or raw.get_column(layout[-1]).null_count():
+        return None  # a short line (or nothing): let the general path word it
+    if kind == "run":
+        rank, score = pl.col("rank"), pl.col("score")
+        table = raw.select(
+            "qid", "docid", "tag",
+            ok_rank=rank.str.contains(_INTEGER),
+            ok_score=score.str.contains(_DECIMAL),
+            rank=rank.cast(pl.Int64, strict=False),
+            score=score.cast(pl.Float64, strict=False),
+        )
+        bad = (
+            pl.col("ok_rank").not_()
+            | pl.col("rank").is_null()
+            | pl.col("ok_score").not_()
+            | pl.col("score").is_null()
+            | pl.col("score").is_infinite()
+        )
+    else:
+        grade = pl.col("rel")
+        table = raw.select(
+            "qid", "docid", ok_rel=grade.str.contains(_INTEGER),
+            rel=grade.cast(pl.Int64, strict=False),
+        )
+        bad = pl.col("ok_rel").not_() | pl.col("rel").is_null()
+    if table.select(bad.any()).item():
+        return None
+    pairs = table.select(pl.struct("qid", "docid").hash()).to_series()
+    if pairs.n_unique() != table.height:
+        return None  # a duplicate pair (or a hash collision): the general path decides
+    return table
+
+
+def _read_text(source: Path, kind: str) -> list[str]:
+    """The file's text as a few strings, each a whole number of lines, newlines dropped at
+    the piece boundaries so that splitting every piece on ``\\n`` yields the file's lines."""
+    data = _raw_bytes(source, kind)
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

@@ -83,7 +83,7 @@ CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
     CASE WHEN k IS NULL
          THEN rf__list_dcg(list_sort(list(rf__gain(rel, gain)) FILTER (
                   WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'))
-         ELSE rf__list_dcg(max(rf__gain(rel, gain), coalesce(k, 1)) FILTER (
+         ELSE rf__list_dcg(max(rf__gain(rel, gain), coalesce(k, 1)::BIGINT) FILTER (
                   WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)))
     END;
 

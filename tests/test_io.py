@@ -298,3 +298,47 @@ def test_sql_reader_empty_file_is_empty_table(tmp_path: Path,
                                               con: duckdb.DuckDBPyConnection) -> None:
     path = write(tmp_path, "in.txt", b"# nothing\n")
     assert con.sql(f"SELECT count(*) FROM rf_read_qrels('{path}')").fetchall() == [(0,)]
+
+
+# --- the fast path (plain single-space files) and the general path agree -------------------
+
+
+@given(rows=st.lists(st.tuples(st.sampled_from(["1", "q2", "10"]),
+                               st.sampled_from(["d1", "d2", "D3", "\u00e9", "7"]),
+                               st.sampled_from(["1", "+2", "-0", "x", "1.5"]),
+                               st.sampled_from(["2.5", "-1e3", ".5", "7.", "nan", "inf", "1x"])),
+                     min_size=1, max_size=12),
+       blanks=st.sampled_from(["", "\t", "  ", "\r"]))
+def test_fast_and_general_paths_agree(tmp_path_factory: pytest.TempPathFactory,
+                                      rows: list[tuple[str, str, str, str]], blanks: str) -> None:
+    """A plain file goes through the CSV fast path, the same file with other blanks through
+    the general reader; tables and error messages (line numbers) must be the same."""
+    folder = tmp_path_factory.mktemp("fast")
+    outcomes = []
+    for name, sep in (("plain", " "), ("other", " " + blanks if blanks != "\r" else " ")):
+        end = "\r\n" if blanks == "\r" and name == "other" else "\n"
+        run_path, qrels_path = folder / f"{name}.run", folder / f"{name}.qrels"
+        run_path.write_text("".join(sep.join([q, "Q0", d, r, s, "t"]) + end
+                                    for q, d, r, s in rows), encoding="utf-8")
+        qrels_path.write_text("".join(sep.join([q, "0", d, r]) + end for q, d, r, _ in rows),
+                              encoding="utf-8")
+        outcome = []
+        for reader, path in ((read_run, run_path), (read_qrels, qrels_path)):
+            try:
+                outcome.append(reader(path).rows())
+            except InputError as error:
+                outcome.append(str(error).replace(str(path), "<file>"))
+        outcomes.append(outcome)
+    assert outcomes[0] == outcomes[1]
+
+
+def test_fast_path_is_taken_for_plain_files(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\n")
+    fast = io._simple_table(path, "run", io.RUN_LAYOUT)
+    assert fast is not None
+    assert fast.select("qid", "docid", "rank", "score", "tag").rows() == read_run(path).rows()
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d1 2 1 t\n")
+    assert io._simple_table(path, "run", io.RUN_LAYOUT) is None
+    with pytest.raises(InputError, match=r"line 2: duplicate document 'd1'"):
+        read_run(path)
