@@ -79,7 +79,7 @@ _TIE_AWARE = {"P": "P_ties", "recall": "recall_ties", "ndcg": "ndcg_ties",
 def _label(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
     """The rankframe measure string behind one printed trec_eval name."""
     suffix = name[len(measure.name):].lstrip("_")
-    if measure.name in ("rbp", "rbp_resid"):
+    if measure.name in ("rbp", "rbp_resid", "set_F"):
         return f"{measure.name}@{suffix or measure.defaults[0]}"
     if ties == "average" and measure.kind != "count":
         if measure.name not in _TIE_AWARE:

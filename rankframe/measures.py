@@ -14,6 +14,7 @@ geometric mean).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -33,7 +34,7 @@ class Alias:
 
     metric: str
     fixed: tuple[tuple[str, Any], ...] = ()
-    cutoff: Literal["k", "recall", "p", None] = "k"
+    cutoff: Literal["k", "recall", "p", "beta", None] = "k"
     summary: Summary | None = None
     help: str = ""
 
@@ -63,6 +64,8 @@ def _alias(names: str, alias: Alias) -> None:
 _alias("p precision", Alias("precision", help="precision@k (P@k); k absent = set precision"))
 _alias("recall r", Alias("recall", help="recall@k; k absent = set recall"))
 _alias("f1 f", Alias("f1", help="F1@k, harmonic mean of P@k and recall@k"))
+_alias("set_f", Alias("f1", cutoff="beta",
+                      help="set F of the whole list; set_F@x weighs recall x = beta^2 times"))
 _alias("success hit_rate hits", Alias("hit_rate", help="1 if a relevant row is in the top k"))
 _alias("mrr rr recip_rank reciprocal_rank",
        Alias("reciprocal_rank", help="reciprocal rank of the first relevant row (within k)"))
@@ -104,9 +107,9 @@ _alias("iprec iprec_at_recall",
 _TREC_CUTOFF_NAMES: dict[str, str] = {
     "P": "p", "recall": "recall", "map_cut": "map", "ndcg_cut": "ndcg", "success": "success",
     "iprec_at_recall": "iprec_at_recall", "rbp": "rbp", "rbp_resid": "rbp_residual",
-    "err_cut": "err", "judged": "judged",
+    "err_cut": "err", "judged": "judged", "set_F": "set_f",
 }
-_TREC_SET_NAMES: dict[str, str] = {"set_P": "p", "set_recall": "recall", "set_F": "f1"}
+_TREC_SET_NAMES: dict[str, str] = {"set_P": "p", "set_recall": "recall", "set_F": "set_f"}
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
@@ -193,12 +196,18 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif alias.cutoff == "p":
         if cutoff is not None:
             values["p"] = _number(label, cutoff, integer=False)
+    elif alias.cutoff == "beta":
+        # trec_eval's set_F.x weighs recall x times: F = (1 + x) P R / (x P + R), x = beta^2.
+        values["k"] = None
+        if cutoff is not None:
+            weight = _number(label, cutoff, integer=False)
+            values["beta"] = math.sqrt(weight) if weight > 0 else weight
     elif cutoff is not None:
         raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
     for item in filter(None, (part.strip() for part in params.split(","))):
         key, sep, raw = item.partition("=")
         key = key.strip()
-        if not sep or key not in names or key in ("k", "recall", "p"):
+        if not sep or key not in names or key in ("k", "recall", "p") or key == alias.cutoff:
             allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"

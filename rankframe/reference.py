@@ -70,10 +70,11 @@ def recall(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
     return _hits(rows, k, threshold) / big_r if big_r else 0.0
 
 
-def f1(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
+def f1(rows: Rows, k: int | None = None, threshold: float = 1, beta: float = 1.0) -> float:
     p = precision(rows, k, threshold)
     r = recall(rows, k, threshold)
-    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+    denominator = beta * beta * p + r
+    return (1 + beta * beta) * p * r / denominator if denominator > 0 else 0.0
 
 
 def hit_rate(rows: Rows, k: int | None = None, threshold: float = 1) -> float:

@@ -25,7 +25,8 @@ import polars as pl
 from rankframe import metrics, reference
 
 ParamKind = Literal[
-    "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty"
+    "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
+    "weight",
 ]
 Aggregate = Literal["mean", "sum"]
 
@@ -132,7 +133,8 @@ _DECLARED = (
            trec_eval=("P_k", "set_P")),
     Metric("recall", metrics.recall, reference.recall, (K, THRESHOLD),
            trec_eval=("recall_k", "set_recall")),
-    Metric("f1", metrics.f1, reference.f1, (K, THRESHOLD), trec_eval=("set_F",)),
+    Metric("f1", metrics.f1, reference.f1, (K, THRESHOLD, Param("beta", "weight", 1.0)),
+           trec_eval=("set_F",)),
     Metric("hit_rate", metrics.hit_rate, reference.hit_rate, (K, THRESHOLD),
            trec_eval=("success_k",)),
     Metric("reciprocal_rank", metrics.reciprocal_rank, reference.reciprocal_rank,

@@ -278,8 +278,10 @@ def f1(
     *,
     rank: IntoColumn = "rank",
     threshold: float = 1,
+    beta: float = 1.0,
 ) -> Column:
-    """F1 at k: ``2PR / (P + R)`` with P = precision@k and R = recall@k; 0 if P + R = 0.
+    """F-measure at k: ``(1 + beta^2) P R / (beta^2 P + R)`` with P = precision@k and
+    R = recall@k; 0 when the denominator is 0 (beta = 1: F1 = 2PR / (P + R)).
 
     Returns
     -------
@@ -289,9 +291,10 @@ def f1(
     fn = "f1"
     k = _validate.cutoff(fn, k)
     threshold = _validate.positive_number(fn, "threshold", threshold)
+    b2 = _validate.positive_number(fn, "beta", beta) ** 2
     p = _precision(_col(rel), _col(rank), k, threshold, "k")
     r = _recall(_col(rel), _col(rank), k, threshold)
-    return _ratio(F.lit(2.0) * p * r, p + r).alias(label("f1", k))
+    return _ratio(F.lit(1.0 + b2) * p * r, F.lit(b2) * p + r).alias(label("f1", k))
 
 
 def hit_rate(

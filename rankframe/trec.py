@@ -63,7 +63,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("success", "cut_int", (1, 5, 10)),
     TrecMeasure("set_P", "value"),
     TrecMeasure("set_recall", "value"),
-    TrecMeasure("set_F", "value"),
+    TrecMeasure("set_F", "param_float", (1.0,)),
     TrecMeasure("rbp", "param_float", (0.8,)),
     TrecMeasure("rbp_resid", "param_float", (0.8,)),
     # rankframe's additions, after trec_eval's own measures:
@@ -103,7 +103,9 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
             raise MeasureError(f"-m {spec}: cutoffs must be positive, got {value}")
         if measure.kind == "cut_float" and not 0 <= value <= 1:
             raise MeasureError(f"-m {spec}: recall levels must lie in [0, 1], got {value}")
-        if measure.kind == "param_float" and not 0 < value < 1:
+        if measure.kind == "param_float" and measure.name == "set_F" and not value > 0:
+            raise MeasureError(f"-m {spec}: beta must be > 0, got {value}")
+        if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
             raise MeasureError(f"-m {spec}: persistence must lie in (0, 1), got {value}")
         values.append(value)
     if len(set(values)) != len(values):

@@ -19,6 +19,12 @@ CREATE OR REPLACE TEMP MACRO rf__threshold(fn, threshold) AS
                     || coalesce(threshold::VARCHAR, 'NULL'))
     END;
 
+CREATE OR REPLACE TEMP MACRO rf__positive(fn, name, x) AS
+    CASE WHEN x > 0 AND isfinite(x::DOUBLE) THEN x::DOUBLE
+         ELSE error(fn || ': ' || name || ' must be a finite number > 0, got '
+                    || coalesce(x::VARCHAR, 'NULL'))
+    END;
+
 CREATE OR REPLACE TEMP MACRO rf__unit(fn, name, x) AS
     CASE WHEN x >= 0 AND x <= 1 THEN x
          ELSE error(fn || ': ' || name || ' must lie in [0, 1], got ' || coalesce(x::VARCHAR, 'NULL'))

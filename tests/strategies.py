@@ -83,6 +83,8 @@ def param_values(param: Param) -> st.SearchStrategy[Any]:
         return st.booleans()
     if param.kind == "penalty":
         return st.sampled_from([0.0, 0.5, 1.0, 0.25])
+    if param.kind == "weight":
+        return st.sampled_from([1.0, 0.5, 2, 0.25, 3.0])
     raise AssertionError(f"no strategy for parameter kind {param.kind!r}")
 
 

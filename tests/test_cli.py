@@ -35,6 +35,7 @@ MEASURE_SETS = [
     None,  # no -m: official
     ["P.5,10", "ndcg_cut.10,3", "map", "recip_rank", "set_F", "success.1,5", "11pt_avg",
      "ndcg", "map_cut.5", "recall.10", "set_P", "set_recall", "Rprec", "num_rel"],
+    ["set_F.0.5", "P.5", "num_q"],
 ]
 
 
@@ -67,6 +68,12 @@ def expected_output(case: TrecCase, specs: list[str] | None, *, per_query: bool,
             evaluator = pytrec_eval.RelevanceEvaluator(case.qrels, group, relevance_level=level)
             for q, v in evaluator.evaluate(run).items():
                 values.setdefault(q, {}).update(v)
+    # pytrec_eval names set_F.x plain "set_F"; trec_eval itself prints the parameter as
+    # typed after an underscore (meas_init.c, append_string): "set_F_0.5".
+    set_f = next((s for s in wanted if s.startswith("set_F.")), None)
+    if set_f:
+        for v in values.values():
+            v["set_F_" + set_f.split(".", 1)[1]] = v.pop("set_F")
     names = sorted({n for v in values.values() for n in v}, key=lambda n: (ORDER.index(root(n)),
                                                                            param(n)))
     if complete:

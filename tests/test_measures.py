@@ -48,6 +48,10 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("err@20", "err", {"k": 20}),
     ("err_cut_20", "err", {"k": 20}),
     ("judged@10", "judged", {"k": 10}),
+    ("set_F", "f1", {"k": None, "threshold": 1}),
+    ("set_F_0.25", "f1", {"k": None, "beta": 0.5, "threshold": 1}),
+    ("set_F@4", "f1", {"k": None, "beta": 2.0, "threshold": 1}),
+    ("f1(beta=2)@5", "f1", {"k": 5, "beta": 2, "threshold": 1}),
     ("P_ties@10", "precision_ties", {"k": 10, "threshold": 1}),
     ("map_ties", "average_precision_ties", {"k": None, "threshold": 1}),
 ]

@@ -143,6 +143,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "persistence": [0, 1, 1.5, "0.5"],
     "grade": [0, -2, float("inf")],
     "flag": [1, "yes", None],
+    "weight": [0, -2, float("nan")],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "grade": 3, "flag": True}

@@ -19,6 +19,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "persistence": [0, 1, 1.5],
     "grade": [0, -2],
     "penalty": [-0.5, 1.5],
+    "weight": [0, -2],
 }
 PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "cutoff": ["10", True],

@@ -93,8 +93,12 @@ def f1(
     *,
     rank: IntoExpr = "rank",
     threshold: float = 1,
+    beta: float = 1.0,
 ) -> pl.Expr:
-    """F1 at k: the harmonic mean ``2PR / (P + R)`` of precision@k and recall@k; 0 if P + R = 0.
+    """F-measure at k of precision@k (P) and recall@k (R); 0 when the denominator is 0.
+
+    ``F_beta = (1 + beta^2) P R / (beta^2 P + R)``; the default beta = 1 is F1 = 2PR/(P+R),
+    trec_eval's ``set_F`` (with k None); beta > 1 weighs recall more.
 
     Examples
     --------
@@ -106,9 +110,10 @@ def f1(
     fn = "f1"
     k = _validate.cutoff(fn, k)
     threshold = _validate.positive_number(fn, "threshold", threshold)
+    b2 = _validate.positive_number(fn, "beta", beta) ** 2
     p = _precision(col(rel), col(rank), k, threshold, "k")
     r = _recall(col(rel), col(rank), k, threshold)
-    return ratio(2.0 * p * r, p + r).alias(label("f1", k))
+    return ratio((1.0 + b2) * p * r, b2 * p + r).alias(label("f1", k))
 
 
 def hit_rate(
