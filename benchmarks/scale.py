@@ -13,6 +13,12 @@ For each size, in a fresh process each (peak RSS from os.wait4):
   polars_judged       pl.scan_parquet(judged.parquet).group_by("qid").agg(5 rf.* exprs)
                       .collect(engine="streaming"); ``--chunk-size`` sets
                       pl.Config.set_streaming_chunk_size, ``--polars-threads`` POLARS_MAX_THREADS.
+                      (The group-by with these aggregations runs as Polars' in-memory fallback
+                      inside the streaming engine, so its peak grows with the table.)
+  duckdb_judge_buckets  the DuckDB judge step written once as hive-partitioned parquet,
+                      <data>/judged_buckets/bucket=<hash(qid) % --buckets>/...
+  polars_buckets      the polars_judged query once per bucket directory, results concatenated:
+                      each query's rows are in one bucket, so peak memory is about 1/buckets.
 """
 
 from __future__ import annotations
@@ -30,16 +36,41 @@ sys.path.insert(0, str(HERE))
 
 from run import spawn  # noqa: E402
 
+ENGINES = (
+    "duckdb_sql",
+    "polars_stream",
+    "duckdb_judge_write",
+    "polars_judged",
+    "duckdb_judge_buckets",
+    "polars_buckets",
+)
 
-ENGINES = ("duckdb_sql", "polars_stream", "duckdb_judge_write", "polars_judged")
+
+def polars_measures(source: object):  # type: ignore[no-untyped-def]
+    import polars as pl
+
+    import rankframe as rf
+
+    return (
+        pl.scan_parquet(source)
+        .group_by("qid")
+        .agg(
+            rf.ndcg("rel", 10).alias("ndcg@10"),
+            rf.average_precision("rel").alias("map"),
+            rf.reciprocal_rank("rel").alias("mrr"),
+            rf.precision("rel", 10).alias("P@10"),
+            rf.recall("rel", 100).alias("recall@100"),
+        )
+        .collect(engine="streaming")
+    )
 
 
-def child(kind: str, data: Path, limit: str, tmp: str, chunk_size: int) -> None:
+def child(kind: str, data: Path, limit: str, tmp: str, chunk_size: int, buckets: int) -> None:
     sys.path.insert(0, str(HERE.parent))
     import tasks
 
     t0 = time.perf_counter()
-    if kind in ("duckdb_sql", "duckdb_judge_write"):
+    if kind in ("duckdb_sql", "duckdb_judge_write", "duckdb_judge_buckets"):
         import duckdb
 
         import rankframe.duckdb as rfdb
@@ -53,28 +84,35 @@ def child(kind: str, data: Path, limit: str, tmp: str, chunk_size: int) -> None:
             n = con.execute(
                 f"COPY ({sql}) TO '{data / 'judged.parquet'}' (FORMAT parquet, COMPRESSION zstd)"
             ).fetchone()
-            print(json.dumps({"seconds": time.perf_counter() - t0, "rows_written": n[0] if n else None}))
+            print(
+                json.dumps(
+                    {"seconds": time.perf_counter() - t0, "rows_written": n[0] if n else None}
+                )
+            )
+            return
+        if kind == "duckdb_judge_buckets":
+            out_dir = data / "judged_buckets"
+            n = con.execute(
+                f"COPY (SELECT *, hash(qid) % {buckets} AS bucket FROM ({sql})) TO '{out_dir}'"
+                " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (bucket), OVERWRITE_OR_IGNORE)"
+            ).fetchone()
+            print(
+                json.dumps(
+                    {"seconds": time.perf_counter() - t0, "rows_written": n[0] if n else None}
+                )
+            )
             return
         out = con.sql(f"SELECT qid, {tasks.SQL_MEASURES} FROM ({sql}) GROUP BY qid").pl()
-    elif kind == "polars_judged":
+    elif kind in ("polars_judged", "polars_buckets"):
         import polars as pl
-
-        import rankframe as rf
 
         if chunk_size:
             pl.Config.set_streaming_chunk_size(chunk_size)
-        out = (
-            pl.scan_parquet(data / "judged.parquet")
-            .group_by("qid")
-            .agg(
-                rf.ndcg("rel", 10).alias("ndcg@10"),
-                rf.average_precision("rel").alias("map"),
-                rf.reciprocal_rank("rel").alias("mrr"),
-                rf.precision("rel", 10).alias("P@10"),
-                rf.recall("rel", 100).alias("recall@100"),
-            )
-            .collect(engine="streaming")
-        )
+        if kind == "polars_judged":
+            out = polars_measures(data / "judged.parquet")
+        else:
+            parts = sorted((data / "judged_buckets").glob("bucket=*"))
+            out = pl.concat([polars_measures(list(d.glob("*.parquet"))) for d in parts])
     else:
         import polars as pl
 
@@ -103,12 +141,17 @@ def main() -> None:
         "--engines", default="duckdb_sql,polars_stream", help=f"comma list of {', '.join(ENGINES)}"
     )
     ap.add_argument("--chunk-size", type=int, default=0, help="polars_judged: streaming chunk size")
-    ap.add_argument("--polars-threads", type=int, default=0, help="polars_judged: POLARS_MAX_THREADS")
+    ap.add_argument(
+        "--polars-threads", type=int, default=0, help="polars_judged: POLARS_MAX_THREADS"
+    )
+    ap.add_argument(
+        "--buckets", type=int, default=32, help="duckdb_judge_buckets: qid hash buckets"
+    )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         kind, data, tmp = args.child
-        child(kind, Path(data), args.memory_limit, tmp, args.chunk_size)
+        child(kind, Path(data), args.memory_limit, tmp, args.chunk_size, args.buckets)
         return
     engines = args.engines.split(",")
     assert all(e in ENGINES for e in engines), engines
@@ -117,6 +160,7 @@ def main() -> None:
     opts = f" --engines {args.engines}" if args.engines != "duckdb_sql,polars_stream" else ""
     opts += f" --chunk-size {args.chunk_size}" if args.chunk_size else ""
     opts += f" --polars-threads {args.polars_threads}" if args.polars_threads else ""
+    opts += f" --buckets {args.buckets}" if "duckdb_judge_buckets" in engines else ""
     lines = [
         f"`python benchmarks/scale.py --rows {args.rows} --memory-limit {args.memory_limit}{opts}`"
         f" — {time.strftime('%Y-%m-%d %H:%M')}, load average at start {load}",
@@ -142,6 +186,8 @@ def main() -> None:
                         args.memory_limit,
                         "--chunk-size",
                         str(args.chunk_size),
+                        "--buckets",
+                        str(args.buckets),
                         "--child",
                         kind,
                         str(data),
@@ -154,6 +200,11 @@ def main() -> None:
             mp = f"{r['map']:.6f}" if "map" in r else ""
             if kind == "duckdb_judge_write":
                 mp = f"({os.path.getsize(data / 'judged.parquet') / 2**20:.0f} MiB written)"
+            elif kind == "duckdb_judge_buckets":
+                written = sum(
+                    f.stat().st_size for f in (data / "judged_buckets").rglob("*.parquet")
+                )
+                mp = f"({written / 2**20:.0f} MiB written)"
             line = (
                 f"| {meta['rows']:,} | {kind} | {r['seconds']:.2f} | {r['seconds'] / m:.3f} | "
                 f"{rss:.0f} | {wall:.2f} | {size:.0f} | {mp} |"
@@ -163,6 +214,8 @@ def main() -> None:
     res = HERE / "results"
     res.mkdir(exist_ok=True)
     name = f"scale-{args.rows.replace(',', '_')}-{args.memory_limit}-{'_'.join(engines)}"
+    name += f"-chunk{args.chunk_size}" if args.chunk_size else ""
+    name += f"-threads{args.polars_threads}" if args.polars_threads else ""
     (res / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
