@@ -20,16 +20,21 @@ def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Ex
     return count(relevant(rel, threshold) & retrieved(rank, k))
 
 
-def _precision(
-    rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
+def precision_from_hits(
+    hits: pl.Expr, n: pl.Expr, k: int | None, divisor: PrecisionDivisor
 ) -> pl.Expr:
-    n = count(retrieved(rank))
-    hits = _hits(rel, rank, k, threshold)
+    """hits / k (``divisor="k"``) or hits / min(k, n) (``"min"``); hits / n when k is None."""
     if k is None:
         return ratio(hits, n)
     if divisor == "k":
         return hits.cast(pl.Float64) / k
     return ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
+
+
+def _precision(
+    rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
+) -> pl.Expr:
+    return precision_from_hits(_hits(rel, rank, k, threshold), count(retrieved(rank)), k, divisor)
 
 
 def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:

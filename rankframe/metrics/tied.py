@@ -32,7 +32,7 @@ from rankframe._expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.counts import PrecisionDivisor
+from rankframe.metrics.counts import PrecisionDivisor, precision_from_hits
 from rankframe.metrics.gains import IDEALS, Ideal, _idcg
 
 TiedAPDivisor = Literal["relevant", "min"]
@@ -85,13 +85,7 @@ def precision_ties(
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_e, first, size, k, threshold)
     n = count(retrieved(first))
-    if k is None:
-        value = ratio(hits, n)
-    elif divisor == "k":
-        value = hits / k
-    else:
-        value = ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
-    return value.alias(label("precision_ties", k))
+    return precision_from_hits(hits, n, k, divisor).alias(label("precision_ties", k))
 
 
 def recall_ties(
