@@ -135,9 +135,8 @@ def _check_schema(schema: pl.Schema, keys: list[str], rel: str, rank: str) -> No
 
 
 def _check_rows(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
-    if _valid_in_order(data, keys, rel, rank):
-        return
-    _locate_problem(data, keys, rel, rank)
+    if _valid_in_order(data, keys, rel, rank) is None:
+        _locate_problem(data, keys, rel, rank)
 
 
 def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> bool:
@@ -145,43 +144,92 @@ def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> boo
     returns True when the rows were found sorted by the query key (so a caller may flag the
     key column as sorted, which lets Polars group contiguous rows without hashing)."""
     _check_schema(data.schema, keys, rel, rank)
-    if _valid_in_order(data, keys, rel, rank):
-        return True
-    _locate_problem(data, keys, rel, rank)
-    return False
+    grouped = _valid_in_order(data, keys, rel, rank)
+    if grouped is None:
+        _locate_problem(data, keys, rel, rank)
+        return False
+    return grouped
 
 
 _ORDERED_KEYS = (pl.String, pl.Boolean)
 
 
-def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> bool:
-    """A linear test that is True only for a valid table: no rank < 1, no NaN grade, and rows
-    sorted by the query key with each query's ranks increasing, NULL ranks last (the order
-    ``judge`` returns). Then a repeated rank would sit next to its twin, so comparing each
-    row with the one before proves the ranks unique without hashing. False means "not
-    proven": the caller runs the exact checks, which also name the problem."""
+def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> bool | None:
+    """A linear test that passes only for a valid table: no rank < 1, no NaN grade, and the
+    rows with a rank sorted by the query key with each query's ranks increasing. Then a
+    repeated rank would sit next to its twin, so comparing each row with the one before
+    proves the ranks unique without hashing. Two layouts pass: ``judge``'s (every ranked
+    row, then the unranked rows) and a table sorted by query with each query's unranked
+    rows after its ranked ones.
+
+    Returns True (valid and sorted by the query key), False (valid, not sorted by it) or
+    None: not proven, and the caller runs the exact checks, which also name the problem.
+    """
     if data.height == 0:
         return True
     schema = data.schema
     if not all(schema[k].is_numeric() or isinstance(schema[k], _ORDERED_KEYS) for k in keys):
-        return False
+        return None
     tests = [pl.col(k).null_count() == 0 for k in keys]
     if schema[rank] != pl.Null:
         tests.append((pl.col(rank) >= 1).all(ignore_nulls=True))
     if schema[rel].is_float():
         tests.append(pl.col(rel).is_nan().any().not_())
-    if data.height > 1 and schema[rank] != pl.Null:
-        later = pl.lit(False)  # this row's key is greater than the previous row's
-        same = pl.lit(True)  # this row's key equals the previous row's
-        for k in reversed(keys):
-            col, prev = pl.col(k), pl.col(k).shift(1)
-            later = (col > prev) | ((col == prev) & later)
-        for k in keys:
-            same = same & (pl.col(k) == pl.col(k).shift(1))
-        r, prev_r = pl.col(rank), pl.col(rank).shift(1)
-        ranks_ok = r.is_null() | (prev_r.is_not_null() & (r > prev_r))
-        tests.append((later | (same & ranks_ok)).slice(1).all())
-    return bool(all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)))
+    if not all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)):
+        return None
+    if schema[rank] == pl.Null:
+        return _sorted_by(data, keys)
+    ranks = data.get_column(rank)
+    unranked = ranks.null_count()
+    if 0 < unranked < data.height and (
+        ranks.slice(data.height - unranked).null_count() == unranked
+    ):
+        # judge's layout: every ranked row first; only they need the rank test.
+        ranked, rest = data.slice(0, data.height - unranked), data.slice(data.height - unranked)
+        if not _ranks_in_order(ranked, keys, rank):
+            return None
+        # Sorted as a whole if the rest is and it starts at or after the last ranked key.
+        seam = pl.concat([ranked.select(keys).tail(1), rest.select(keys).head(1)])
+        return _sorted_by(rest, keys) and _sorted_by(seam, keys)
+    return True if _ranks_in_order(data, keys, rank) else None
+
+
+def _later(keys: list[str]) -> pl.Expr:
+    """True where this row's key is greater than the previous row's."""
+    later = pl.lit(False)
+    for k in reversed(keys):
+        col, prev = pl.col(k), pl.col(k).shift(1)
+        later = (col > prev) | ((col == prev) & later)
+    return later
+
+
+def _same(keys: list[str]) -> pl.Expr:
+    """True where this row's key equals the previous row's."""
+    same = pl.lit(True)
+    for k in keys:
+        same = same & (pl.col(k) == pl.col(k).shift(1))
+    return same
+
+
+def _sorted_by(data: pl.DataFrame, keys: list[str]) -> bool:
+    """True if the rows are in ascending order of the key (equal keys adjacent)."""
+    if data.height < 2:
+        return True
+    if len(keys) == 1:
+        return bool(data.get_column(keys[0]).is_sorted())
+    test = _later(keys) | _same(keys)
+    return bool(data.select(test.slice(1).all()).item())
+
+
+def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> bool:
+    """Rows sorted by the key; within a key, ranks strictly increasing, NULL ranks last."""
+    if data.height < 2:
+        return True
+    if not _sorted_by(data, keys):
+        return False
+    r, prev_r = pl.col(rank), pl.col(rank).shift(1)
+    ranks_ok = r.is_null() | (prev_r.is_not_null() & (r > prev_r))
+    return bool(data.select((_same(keys).not_() | ranks_ok).slice(1).all()).item())
 
 
 def _locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:

@@ -9,7 +9,10 @@ mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Literal
 
 import duckdb
@@ -46,11 +49,42 @@ def _has_macros(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(found[0][0])
 
 
+class _SharedConnection:
+    """An in-memory connection with the macros loaded, made once per process and reused by
+    ``evaluate(engine="duckdb")`` when no ``con`` is given (loading the macros into a fresh
+    connection costs more than evaluating a small table). One call at a time uses it; a
+    forked child makes its own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._pid = 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._lock:
+            if self._con is None or self._pid != os.getpid():
+                self._con = rf_duckdb.register(duckdb.connect())
+                self._pid = os.getpid()
+            yield self._con
+
+
+_shared_connection = _SharedConnection()
+
+
+@contextmanager
+def _connection(con: duckdb.DuckDBPyConnection | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    if con is None:
+        with _shared_connection() as shared:
+            yield shared
+        return
+    if not _has_macros(con):
+        rf_duckdb.register(con)
+    yield con
+
+
 def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
             columns: dict[str, str], con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
-    connection = con if con is not None else duckdb.connect()
-    if not _has_macros(connection):
-        rf_duckdb.register(connection)
     quoted = {name: _quote(column) for name, column in columns.items()}
     select = ", ".join(
         [_quote(k) for k in keys]
@@ -59,21 +93,17 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
         + [f"{m.metric.sql_call(quoted, m.values)} AS __m{i}" for i, m in enumerate(measures)]
     )
     group = ", ".join(_quote(k) for k in keys)
-    # Only the columns the query reads cross into DuckDB.
-    read = (columns[c] for m in measures for c in m.metric.columns)
-    needed = list(dict.fromkeys([*keys, *read]))
-    frame = judged.lazy().select(needed).collect()
+    frame = judged.lazy().collect()
     view = "__rankframe_judged"
-    connection.register(view, frame)
-    try:
-        sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
-        result: pl.DataFrame = connection.sql(sql).pl().rename(
-            {f"__m{i}": m.label for i, m in enumerate(measures)}
-        )
-    finally:
-        connection.unregister(view)
-        if con is None:
-            connection.close()
+    with _connection(con) as connection:
+        connection.register(view, frame)
+        try:
+            sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
+            result: pl.DataFrame = connection.sql(sql).pl().rename(
+                {f"__m{i}": m.label for i, m in enumerate(measures)}
+            )
+        finally:
+            connection.unregister(view)
     return result
 
 
@@ -126,16 +156,33 @@ def evaluate(
     clash = set(labels) & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
-    if isinstance(judged, pl.DataFrame):
-        if check_frame(judged, keys, rel, rank) and len(keys) == 1:
-            # Proven sorted by the query: the flag lets the group-by take its sorted path.
-            judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    else:
-        judged = check_judged(judged, query=keys, rel=rel, rank=rank)
     columns = {"rel": rel, "rank": rank, "tie_first": "tie_first", "tie_size": "tie_size"}
+    # Only the columns the measures read go further.
+    read = (columns[c] for m in parsed for c in m.metric.columns)
+    needed = list(dict.fromkeys([*keys, *read]))
+    grouped = False
+    if isinstance(judged, pl.DataFrame):
+        grouped = check_frame(judged, keys, rel, rank)
+        judged = judged[needed]  # no copy (select would plan a query)
+    else:
+        judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
+    if all(m.metric.reads_positive_rows_only(m.values) for m in parsed):
+        judged = _positive_rows(judged, keys, rel)
+    if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
+        # Proven sorted by the query: the flag lets the group-by take its sorted path.
+        judged = judged.with_columns(pl.col(keys[0]).set_sorted())
     if engine == "polars":
         return _polars(judged, parsed, keys, columns)
     return _duckdb(judged, parsed, keys, columns, con)
+
+
+def _positive_rows(judged: JudgedTable, keys: list[str], rel: str) -> JudgedTable:
+    """The rows with rel > 0, plus the first row of each block of equal query keys (so that
+    every query keeps a row and a value): all that measures reading only positive rows need.
+    In a judged run most rows are unjudged or non-relevant, so this is usually a small
+    fraction of the table, in the same order."""
+    block_start = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start.fill_null(True))
 
 
 def _aggregate(measure: Measure) -> pl.Expr:

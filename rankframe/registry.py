@@ -53,9 +53,29 @@ class Param:
         return self.default is REQUIRED
 
 
+def _never(values: Mapping[str, Any]) -> bool:
+    return False
+
+
+def _always(values: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _at_cutoff(values: Mapping[str, Any]) -> bool:
+    """Divides by the cutoff k, not by the number retrieved."""
+    return values["k"] is not None and values.get("divisor", "k") == "k"
+
+
 @dataclass(frozen=True)
 class Metric:
-    """A metric and its faces. ``columns`` are the data columns the faces read, in order."""
+    """A metric and its faces. ``columns`` are the data columns the faces read, in order.
+
+    ``positive_rows`` says, for given parameter values, whether the metric reads only the
+    rows with a grade > 0: dropping any rows whose rel is NULL or <= 0 leaves every query's
+    value unchanged, as long as the query keeps one row. ``evaluate`` then drops those rows
+    before grouping (most of a run is unjudged or non-relevant); the pruning test suite
+    checks every such claim on generated tables.
+    """
 
     name: str
     polars: Callable[..., pl.Expr]
@@ -67,6 +87,7 @@ class Metric:
     trec_eval: tuple[str, ...] = field(default=())
     #: Whether rankframe.spark has this metric (the optional fourth face).
     spark: bool = True
+    positive_rows: Callable[[Mapping[str, Any]], bool] = _never
 
     @property
     def macro(self) -> str:
@@ -95,6 +116,11 @@ class Metric:
         args += [f"{p.name} := {sql_literal(values[p.name])}" for p in self.optional
                  if p.name in values]
         return f"{self.macro}({', '.join(args)})"
+
+    def reads_positive_rows_only(self, values: Mapping[str, Any]) -> bool:
+        """``positive_rows`` for these values (defaults filled in)."""
+        full = {p.name: values.get(p.name, p.default) for p in self.params}
+        return self.positive_rows(full)
 
     def reference_value(self, rows: Any, values: Mapping[str, Any]) -> float:
         """The oracle over one query's rows."""
@@ -130,44 +156,45 @@ TIED = ("rel", "tie_first", "tie_size")
 _DECLARED = (
     Metric("precision", metrics.precision, reference.precision,
            (K, THRESHOLD, PRECISION_DIVISOR),
-           trec_eval=("P_k", "set_P")),
+           trec_eval=("P_k", "set_P"), positive_rows=_at_cutoff),
     Metric("recall", metrics.recall, reference.recall, (K, THRESHOLD),
-           trec_eval=("recall_k", "set_recall")),
+           trec_eval=("recall_k", "set_recall"), positive_rows=_always),
     Metric("f1", metrics.f1, reference.f1, (K, THRESHOLD, Param("beta", "weight", 1.0)),
-           trec_eval=("set_F",)),
+           trec_eval=("set_F",), positive_rows=_at_cutoff),
     Metric("hit_rate", metrics.hit_rate, reference.hit_rate, (K, THRESHOLD),
-           trec_eval=("success_k",)),
+           trec_eval=("success_k",), positive_rows=_always),
     Metric("reciprocal_rank", metrics.reciprocal_rank, reference.reciprocal_rank,
-           (K, THRESHOLD), trec_eval=("recip_rank",)),
+           (K, THRESHOLD), trec_eval=("recip_rank",), positive_rows=_always),
     Metric("average_precision", metrics.average_precision, reference.average_precision,
            (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"))),
-           trec_eval=("map", "map_cut_k")),
+           trec_eval=("map", "map_cut_k"), positive_rows=_always),
     Metric("r_precision", metrics.r_precision, reference.r_precision, (THRESHOLD,),
-           trec_eval=("Rprec",)),
+           trec_eval=("Rprec",), positive_rows=_always),
     Metric("bpref", metrics.bpref, reference.bpref, (THRESHOLD,), trec_eval=("bpref",)),
     Metric("iprec_at_recall", metrics.iprec_at_recall, reference.iprec_at_recall,
            (Param("recall", "recall_level"), THRESHOLD,
             Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
-           trec_eval=("iprec_at_recall_x",)),
-    Metric("cg", metrics.cg, reference.cg, (K, GAIN)),
-    Metric("dcg", metrics.dcg, reference.dcg, (K, GAIN)),
-    Metric("idcg", metrics.idcg, reference.idcg, (K, GAIN, IDEAL)),
+           trec_eval=("iprec_at_recall_x",), positive_rows=_always),
+    Metric("cg", metrics.cg, reference.cg, (K, GAIN), positive_rows=_always),
+    Metric("dcg", metrics.dcg, reference.dcg, (K, GAIN), positive_rows=_always),
+    Metric("idcg", metrics.idcg, reference.idcg, (K, GAIN, IDEAL), positive_rows=_always),
     Metric("ndcg", metrics.ndcg, reference.ndcg, (K, GAIN, IDEAL),
-           trec_eval=("ndcg", "ndcg_cut_k")),
+           trec_eval=("ndcg", "ndcg_cut_k"), positive_rows=_always),
     Metric("num_ret", metrics.num_ret, reference.num_ret, (K,), aggregate="sum",
            is_count=True, trec_eval=("num_ret",)),
     Metric("num_rel", metrics.num_rel, reference.num_rel, (THRESHOLD,), aggregate="sum",
-           is_count=True, trec_eval=("num_rel",)),
+           is_count=True, trec_eval=("num_rel",), positive_rows=_always),
     Metric("num_rel_ret", metrics.num_rel_ret, reference.num_rel_ret, (K, THRESHOLD),
-           aggregate="sum", is_count=True, trec_eval=("num_rel_ret",)),
+           aggregate="sum", is_count=True, trec_eval=("num_rel_ret",), positive_rows=_always),
     # User models.
     Metric("rbp", metrics.rbp, reference.rbp,
            (Param("p", "persistence", 0.8), THRESHOLD, Param("graded", "flag", False),
             Param("max_grade", "grade", None)),
-           trec_eval=("rbp",)),
+           trec_eval=("rbp",), positive_rows=_always),
     Metric("rbp_residual", metrics.rbp_residual, reference.rbp_residual,
            (Param("p", "persistence", 0.8),)),
-    Metric("err", metrics.err, reference.err, (K, Param("max_grade", "grade", 4))),
+    Metric("err", metrics.err, reference.err, (K, Param("max_grade", "grade", 4)),
+           positive_rows=_always),
     Metric("judged", metrics.judged, reference.judged, (K,)),
     # Rank correlation and overlap.
     Metric("kendall_tau", metrics.kendall_tau, reference.kendall_tau, (), columns=PAIRED,

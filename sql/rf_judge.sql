@@ -8,7 +8,8 @@
 --   qrels queries without results are kept; run queries absent from the qrels are
 --   dropped. depth keeps the top `depth` ranks of each query before the join (trec_eval -M).
 --   A (qid, docid) pair twice in the run or in the qrels is an error naming the smallest
---   such pair. Sorted by qid, rank (NULL last), docid. Ids are matched with the
+--   such pair. Order: the retrieved rows by qid, rank, then the judged-but-unretrieved
+--   rows by qid, docid (rankframe.judge's order). Ids are matched with the
 --   connection's collation (the default, binary, is assumed: under default_collation =
 --   'nocase', 'D1' and 'd1' would be one document for the join and the duplicate check).
 --   Example: SELECT qid, rf_ndcg(rel, rank, 10) FROM rf_judge('run', 'qrels') GROUP BY qid;
@@ -52,4 +53,4 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
     SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
     FROM cut FULL OUTER JOIN q USING (qid, docid)
     WHERE (SELECT count(failure) FROM first_duplicate) = 0
-    ORDER BY qid, rank NULLS LAST, docid;
+    ORDER BY rank IS NULL, qid, rank, docid;

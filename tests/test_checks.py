@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from rankframe.checks import _locate_problem, check_frame, check_judged
+from rankframe.checks import _locate_problem, _valid_in_order, check_frame, check_judged
 from rankframe.errors import InputError
 from tests.strategies import judged_tables
 
@@ -139,20 +139,38 @@ def test_generated_tables_against_the_rule(frame: pl.DataFrame) -> None:
             check_judged(frame.lazy()).collect()
 
 
-@given(frame=damaged_tables())
-def test_sorted_tables_take_the_linear_path_with_the_same_verdict(frame: pl.DataFrame) -> None:
-    """In (query, rank) order a valid table is proven valid by comparing neighbours; an
-    invalid one still fails, with the exact checks' message."""
-    ordered = frame.sort("qid", "rank", nulls_last=True, maintain_order=True)
-    if is_valid(ordered):
-        assert check_judged(ordered) is ordered
-        assert check_frame(ordered, ["qid"], "rel", "rank") is True
-    else:
-        with pytest.raises(InputError) as fast:
-            check_judged(ordered)
-        with pytest.raises(InputError) as exact:
-            _locate_problem(ordered, ["qid"], "rel", "rank")
-        assert str(fast.value) == str(exact.value)
+LAYOUTS = {
+    # Sorted by query; each query's unranked rows after its ranked ones.
+    "by query": lambda f: f.sort("qid", "rank", nulls_last=True, maintain_order=True),
+    # judge()'s order: every ranked row by (query, rank), then the unranked rows.
+    "ranked first": lambda f: f.sort(pl.col("rank").is_null(), "qid", "rank",
+                                     maintain_order=True),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_ordered_tables_take_the_linear_path_with_the_same_verdict(layout: str) -> None:
+    """In either layout a valid table is proven valid by comparing neighbours (and whether
+    it is sorted by query is reported right); an invalid one still fails, with the exact
+    checks' message."""
+
+    @given(frame=damaged_tables())
+    def check(frame: pl.DataFrame) -> None:
+        ordered = LAYOUTS[layout](frame)
+        if is_valid(ordered):
+            assert check_judged(ordered) is ordered
+            grouped = _valid_in_order(ordered, ["qid"], "rel", "rank")
+            assert grouped is not None, "a valid table missed the linear path"
+            assert grouped == ordered["qid"].is_sorted()
+            assert check_frame(ordered, ["qid"], "rel", "rank") is grouped
+        else:
+            with pytest.raises(InputError) as fast:
+                check_judged(ordered)
+            with pytest.raises(InputError) as exact:
+                _locate_problem(ordered, ["qid"], "rel", "rank")
+            assert str(fast.value) == str(exact.value)
+
+    check()
 
 
 def test_sorted_composite_keys() -> None:

@@ -29,7 +29,8 @@ Row = tuple[Any, Any, Any]
 
 def oracle(run: list[Row], qrels: list[Row], depth: int | None = None) -> list[tuple[Any, ...]]:
     """§2 read literally: rank by score descending then docid-as-text descending (bytes),
-    cut at depth, full outer join, drop run queries without qrels, sort by qid, rank, docid."""
+    cut at depth, full outer join, drop run queries without qrels; the retrieved rows by
+    qid, rank, then the unretrieved rows by qid, docid."""
     judged_queries = {q for q, _, _ in qrels}
     per_query: dict[Any, list[tuple[Any, float]]] = defaultdict(list)
     for q, d, s in run:
@@ -46,7 +47,7 @@ def oracle(run: list[Row], qrels: list[Row], depth: int | None = None) -> list[t
     for q, d in set(retrieved) | set(grades):
         position, s = retrieved.get((q, d), (None, None))
         rows.append((q, d, position, grades.get((q, d)), s))
-    return sorted(rows, key=lambda r: (r[0], r[2] is None, r[2] or 0, r[1]))
+    return sorted(rows, key=lambda r: (r[2] is None, r[0], r[2] or 0, r[1]))
 
 
 # --- generated runs and qrels -----------------------------------------------------------
@@ -334,12 +335,12 @@ def test_hash_collisions_fall_back_to_exact_ids(case: tuple[list[Row], list[Row]
                                                 depth: int | None) -> None:
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
-    module = importlib.import_module("rankframe.judge")
+    module = importlib.import_module("rankframe._judge_eager")
     # Every pair hashes to one of two values: duplicates by hash everywhere, wrong matches
     # in the hash join; the result must not change.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(module, "_pair_hash", lambda query, doc: (
-            pl.col(query).hash() % 2).alias(module._KEY))
+        patch.setattr(module, "pair_key", lambda query, doc: (
+            pl.col(query).hash() % 2).alias(module.KEY))
         out = judge(run_df, qrels_df, depth=depth)
     assert out.rows() == oracle(run, qrels, depth)
 
