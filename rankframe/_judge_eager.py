@@ -20,15 +20,13 @@ from typing import NamedTuple
 
 import polars as pl
 
+from rankframe import _expr
 from rankframe._judge_input import check_values, raise_duplicate
 from rankframe.ties import TIE_FIRST, TIE_SIZE
 
 KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
-# An odd 64-bit constant (2^64 / golden ratio): the query's hash is spread over all bits
-# before the document's is added, so (a, b) and (b, a) get different keys.
-_MIX = 0x9E3779B97F4A7C15
 
 
 class Names(NamedTuple):
@@ -40,7 +38,7 @@ class Names(NamedTuple):
 
 def pair_key(query: str, doc: str) -> pl.Expr:
     """The 64-bit stand-in for the (query, doc) pair; equal pairs always get equal keys."""
-    return (pl.col(query).hash() * pl.lit(_MIX, pl.UInt64) + pl.col(doc).hash()).alias(KEY)
+    return _expr.pair_key(query, doc).alias(KEY)
 
 
 def judge_eager(

@@ -21,6 +21,7 @@ from typing import Final
 
 import polars as pl
 
+from rankframe._expr import pair_key
 from rankframe.errors import InputError
 
 __all__ = ["read_qrels", "read_run"]
@@ -191,11 +192,12 @@ def _raw_bytes(source: Path, kind: str) -> bytes:
     return data
 
 
-# What the fast path of the readers refuses (it hands the file to the general path, which
-# also words every error): anything that makes a line other than "f1 f2 ... fn" with
-# single spaces (tabs and other blanks, runs of spaces, leading or trailing blanks, CRLF),
-# blank lines, comment lines, NUL bytes.
-_NOT_SIMPLE: Final = (b"\t", b"\v", b"\f", b"\r", b"  ", b"\n ", b" \n", b"\n\n", b"\n#", b"\x00")
+# Bytes that a plainly laid out file never holds: blanks other than the single space that
+# separates fields and the LF that ends lines (a tab, a CR ...), and NUL (a binary file).
+_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
+# The fast path reads numbers with Polars' own parsers, which accept what the general path's
+# patterns accept, plus the non-finite spellings (nan, inf) that the check below rejects.
+_TYPES: Final = {"rank": pl.Int64, "score": pl.Float64, "rel": pl.Int64}
 
 
 def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFrame | None:
@@ -203,58 +205,38 @@ def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFr
 
     Most run and qrels files are written by programs: one space between fields, LF line
     ends, no comments. Such a file is handed whole to Polars' CSV reader (a space as the
-    separator), the numbers are checked in bulk, and line numbers are row numbers + 1.
-    Whenever that cannot be proven, or some line is wrong, None sends the caller to the
-    general path, which reads any layout and names the file and line of the first problem.
+    separator, numbers parsed as it reads). What the general reader would treat otherwise
+    is ruled out in bulk: other blank bytes and NUL (one ``memchr`` each), an empty or
+    missing field (runs of spaces, a short or blank line: NULL), a comment line, a
+    non-finite score, a repeated pair; Polars itself rejects long lines, malformed numbers
+    and invalid UTF-8. Line numbers are then row numbers + 1. Whenever that cannot be
+    proven, None sends the caller to the general path, which reads any layout and names
+    the file and line of a problem.
     """
     data = _raw_bytes(source, kind)
     data = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
-    if not data or data[:1] in (b" ", b"#", b"\n") or any(m in data for m in _NOT_SIMPLE):
-        return None
-    if data.endswith(b" "):
+    if not data or any(blank in data for blank in _NOT_PLAIN):
         return None
     try:
-        data.decode("utf-8")
-        raw = pl.read_csv(
+        table = pl.read_csv(
             data,
             separator=" ",
             has_header=False,
             quote_char=None,
             new_columns=list(layout),
-            schema=dict.fromkeys(layout, pl.String),
+            schema={c: _TYPES.get(c, pl.String) for c in layout},
             truncate_ragged_lines=False,
         )
-    except (UnicodeDecodeError, pl.exceptions.PolarsError):
+    except pl.exceptions.PolarsError:
         return None
-    if raw.height == 0 or raw.get_column(layout[-1]).null_count():
-        return None  # a short line (or nothing): let the general path word it
+    tests = [pl.col(c).null_count() == 0 for c in layout]
+    tests.append(pl.col("qid").str.starts_with("#").not_().all())
     if kind == "run":
-        rank, score = pl.col("rank"), pl.col("score")
-        table = raw.select(
-            "qid", "docid", "tag",
-            ok_rank=rank.str.contains(_INTEGER),
-            ok_score=score.str.contains(_DECIMAL),
-            rank=rank.cast(pl.Int64, strict=False),
-            score=score.cast(pl.Float64, strict=False),
-        )
-        bad = (
-            pl.col("ok_rank").not_()
-            | pl.col("rank").is_null()
-            | pl.col("ok_score").not_()
-            | pl.col("score").is_null()
-            | pl.col("score").is_infinite()
-        )
-    else:
-        grade = pl.col("rel")
-        table = raw.select(
-            "qid", "docid", ok_rel=grade.str.contains(_INTEGER),
-            rel=grade.cast(pl.Int64, strict=False),
-        )
-        bad = pl.col("ok_rel").not_() | pl.col("rel").is_null()
-    if table.select(bad.any()).item():
+        tests.append(pl.col("score").is_finite().all())
+    passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
+    if table.height == 0 or not all(passed):
         return None
-    pairs = table.select(pl.struct("qid", "docid").hash()).to_series()
-    if pairs.n_unique() != table.height:
+    if table.select(pair_key("qid", "docid").n_unique()).item() != table.height:
         return None  # a duplicate pair (or a hash collision): the general path decides
     return table
 

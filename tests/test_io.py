@@ -305,8 +305,11 @@ def test_sql_reader_empty_file_is_empty_table(tmp_path: Path,
 
 @given(rows=st.lists(st.tuples(st.sampled_from(["1", "q2", "10"]),
                                st.sampled_from(["d1", "d2", "D3", "\u00e9", "7"]),
-                               st.sampled_from(["1", "+2", "-0", "x", "1.5"]),
-                               st.sampled_from(["2.5", "-1e3", ".5", "7.", "nan", "inf", "1x"])),
+                               st.sampled_from(["1", "+2", "-0", "x", "1.5", "1e2", "0x1",
+                                                "1_0", "\u0661", "\uff15", "99999999999999999999"]),
+                               st.sampled_from(["2.5", "-1e3", ".5", "7.", "nan", "inf", "1x",
+                                                "NaN", "-Infinity", "1e400", "+.5", "1.5.2",
+                                                "e5", "1e", "0x1p3", "1_0", "\uff15", "1d"])),
                      min_size=1, max_size=12),
        blanks=st.sampled_from(["", "\t", "  ", "\r"]))
 def test_fast_and_general_paths_agree(tmp_path_factory: pytest.TempPathFactory,
