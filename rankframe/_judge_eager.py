@@ -59,14 +59,17 @@ def judge_eager(
     check_values(fn, "qrels", qrels, query, doc, rel)
     run = run.with_columns(pair_key(query, doc))
     qrels = qrels.with_columns(pair_key(query, doc))
-    # A repeated key is either a duplicate pair (raised here) or a collision (exact join).
+    ordered = _in_rank_order(run, n)
+    # A repeated key is either a duplicate pair (raised here, naming rows of the input) or
+    # a collision (then the join is made on the ids).
     exact = False
-    for side, frame in (("run", run), ("qrels", qrels)):
-        if frame.get_column(KEY).n_unique() != frame.height:
-            raise_duplicate(fn, side, frame, query, doc)
-            exact = True
-
-    ranked = _rank(run, qrels, n)
+    if _has_repeated_keys(ordered, query):
+        raise_duplicate(fn, "run", run, query, doc)
+        exact = True
+    if qrels.get_column(KEY).n_unique() != qrels.height:
+        raise_duplicate(fn, "qrels", qrels, query, doc)
+        exact = True
+    ranked = _of_judged_queries(ordered, qrels, query)
     if depth is not None:
         ranked = ranked.filter(pl.col("rank") <= depth)
     if tied:
@@ -100,21 +103,33 @@ def _blank(height: int, dtype: pl.DataType) -> pl.Series:
     return pl.repeat(None, height, dtype=dtype, eager=True)
 
 
-def _rank(run: pl.DataFrame, qrels: pl.DataFrame, n: Names) -> pl.DataFrame:
-    """The run's rows of judged queries in rank order, with ``rank``."""
+def _in_rank_order(run: pl.DataFrame, n: Names) -> pl.DataFrame:
+    """The run sorted by query, then score descending, then doc (as text) descending, with
+    ``rank``; sorted only if one linear pass finds it out of that order."""
     query, doc, score, _ = n
-    ranks = _positions(run.get_column(query))
-    if not _in_rank_order(run.with_columns(ranks), n):
-        run = run.sort(
+    ranked = run.with_columns(_positions(run.get_column(query)))
+    if not _proven_in_rank_order(ranked, n):
+        ranked = run.sort(
             [pl.col(query), pl.col(score), _as_text(doc, run.schema[doc])],
             descending=[False, True, True],
         )
-        ranks = _positions(run.get_column(query))
-    ranked = run.with_columns(ranks)
-    run_queries = ranked.filter(pl.col("rank") == 1).get_column(query)
-    if run_queries.is_in(qrels.get_column(query).unique().implode()).all():
+        ranked = ranked.with_columns(_positions(ranked.get_column(query)))
+    return ranked.with_columns(pl.col(query).set_sorted())
+
+
+def _has_repeated_keys(ranked: pl.DataFrame, query: str) -> bool:
+    """True if a query has a pair key twice. Counted per query (rows grouped by the query):
+    small hash sets that stay in cache, three times faster than one over the whole run."""
+    per_query = ranked.lazy().group_by(query).agg(pl.col(KEY).n_unique().alias("keys"))
+    return bool(per_query.select(pl.col("keys").sum()).collect().item() != ranked.height)
+
+
+def _of_judged_queries(ranked: pl.DataFrame, qrels: pl.DataFrame, query: str) -> pl.DataFrame:
+    """The rows of queries that have qrels."""
+    judged = qrels.get_column(query).unique().implode()
+    if ranked.filter(pl.col("rank") == 1).get_column(query).is_in(judged).all():
         return ranked
-    return ranked.filter(pl.col(query).is_in(qrels.get_column(query).unique().implode()))
+    return ranked.filter(pl.col(query).is_in(judged))
 
 
 def _positions(queries: pl.Series) -> pl.Series:
@@ -129,7 +144,7 @@ def _as_text(name: str, dtype: pl.DataType) -> pl.Expr:
     return pl.col(name) if dtype == pl.String else pl.col(name).cast(pl.String)
 
 
-def _in_rank_order(frame: pl.DataFrame, n: Names) -> bool:
+def _proven_in_rank_order(frame: pl.DataFrame, n: Names) -> bool:
     """True if rows are sorted by query, then score descending, then doc (as text)
     descending; ``rank`` must hold :func:`_positions` of the query column."""
     if frame.height < 2:
