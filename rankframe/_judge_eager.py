@@ -95,7 +95,7 @@ def judge_eager(
             *(pl.lit(None, pl.Int64).alias(c) for c in extra),
         )
     )
-    return pl.concat([retrieved, unretrieved], rechunk=True)
+    return pl.concat([retrieved, unretrieved], rechunk=False)
 
 
 def _blank(height: int, dtype: pl.DataType) -> pl.Series:
