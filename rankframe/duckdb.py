@@ -61,3 +61,20 @@ def register(
     for path in sql_files(sql_dir):
         connection.execute(path.read_text(encoding="utf-8"))
     return connection
+
+
+def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | None = None) -> None:
+    """Define only the shared ``rf__*`` helpers (what every metric macro calls)."""
+    root = Path(sql_dir) if sql_dir is not None else default_sql_dir()
+    con.execute((root / HELPERS_FILE).read_text(encoding="utf-8"))
+
+
+def register_metric(
+    con: duckdb.DuckDBPyConnection, name: str, *, sql_dir: str | Path | None = None
+) -> None:
+    """Define the macro ``rf_<name>`` alone; the helpers must be loaded already."""
+    root = Path(sql_dir) if sql_dir is not None else default_sql_dir()
+    path = root / f"rf_{name}.sql"
+    if not path.is_file():
+        raise FileNotFoundError(f"rankframe: no macro file {path}")
+    con.execute(path.read_text(encoding="utf-8"))

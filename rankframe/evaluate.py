@@ -50,22 +50,27 @@ def _has_macros(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 class _SharedConnection:
-    """An in-memory connection with the macros loaded, made once per process and reused by
-    ``evaluate(engine="duckdb")`` when no ``con`` is given (loading the macros into a fresh
-    connection costs more than evaluating a small table). One call at a time uses it; a
-    forked child makes its own."""
+    """An in-memory connection made once per process and reused by
+    ``evaluate(engine="duckdb")`` when no ``con`` is given, into which each metric's macro is
+    loaded the first time a measure needs it (loading all of them into a fresh connection
+    costs more than evaluating a small table). One call at a time uses it; a forked child
+    makes its own."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._con: duckdb.DuckDBPyConnection | None = None
         self._pid = 0
+        self._loaded: set[str] = set()
 
     @contextmanager
-    def __call__(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def __call__(self, metrics: set[str]) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._lock:
             if self._con is None or self._pid != os.getpid():
-                self._con = rf_duckdb.register(duckdb.connect())
-                self._pid = os.getpid()
+                self._con, self._pid, self._loaded = duckdb.connect(), os.getpid(), set()
+                rf_duckdb.register_helpers(self._con)
+            for name in sorted(metrics - self._loaded):
+                rf_duckdb.register_metric(self._con, name)
+                self._loaded.add(name)
             yield self._con
 
 
@@ -73,9 +78,10 @@ _shared_connection = _SharedConnection()
 
 
 @contextmanager
-def _connection(con: duckdb.DuckDBPyConnection | None) -> Iterator[duckdb.DuckDBPyConnection]:
+def _connection(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
+                ) -> Iterator[duckdb.DuckDBPyConnection]:
     if con is None:
-        with _shared_connection() as shared:
+        with _shared_connection(metrics) as shared:
             yield shared
         return
     if not _has_macros(con):
@@ -95,16 +101,29 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
     group = ", ".join(_quote(k) for k in keys)
     frame = judged.lazy().collect()
     view = "__rankframe_judged"
-    with _connection(con) as connection:
-        connection.register(view, frame)
+    with _connection(con, {m.metric.name for m in measures}) as connection:
+        connection.register(view, _ArrowStream(frame))
         try:
             sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
-            result: pl.DataFrame = connection.sql(sql).pl().rename(
-                {f"__m{i}": m.label for i, m in enumerate(measures)}
-            )
+            # One row per query: plain tuples are cheap, and avoid pyarrow (see below).
+            rows = connection.sql(sql).fetchall()
         finally:
             connection.unregister(view)
-    return result
+    dtypes: dict[str, pl.DataType] = {k: frame.schema[k] for k in keys} | {
+        m.label: pl.Int64() if m.metric.is_count else pl.Float64() for m in measures
+    }
+    return pl.DataFrame(rows, schema=list(dtypes), orient="row").cast(pl.Schema(dtypes))
+
+
+class _ArrowStream:
+    """A Polars frame offered to DuckDB through the Arrow C stream interface only, so that
+    DuckDB scans it without pyarrow (whose import alone costs about 0.1 s)."""
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self._frame = frame
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self._frame.__arrow_c_stream__(requested_schema)
 
 
 def evaluate(

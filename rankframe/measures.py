@@ -14,7 +14,6 @@ geometric mean).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -199,9 +198,8 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif alias.cutoff == "beta":
         # trec_eval's set_F.x weighs recall x times: F = (1 + x) P R / (x P + R), x = beta^2.
         values["k"] = None
-        if cutoff is not None:
-            weight = _number(label, cutoff, integer=False)
-            values["beta"] = math.sqrt(weight) if weight > 0 else weight
+        if cutoff is not None:  # given as is: beta = sqrt(x) would square back inexactly
+            values["recall_weight"] = _number(label, cutoff, integer=False)
     elif cutoff is not None:
         raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
     for item in filter(None, (part.strip() for part in params.split(","))):

@@ -70,11 +70,13 @@ def recall(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
     return _hits(rows, k, threshold) / big_r if big_r else 0.0
 
 
-def f1(rows: Rows, k: int | None = None, threshold: float = 1, beta: float = 1.0) -> float:
+def f1(rows: Rows, k: int | None = None, threshold: float = 1, beta: float = 1.0,
+       recall_weight: float | None = None) -> float:
+    w = beta * beta if recall_weight is None else recall_weight
     p = precision(rows, k, threshold)
     r = recall(rows, k, threshold)
-    denominator = beta * beta * p + r
-    return (1 + beta * beta) * p * r / denominator if denominator > 0 else 0.0
+    denominator = w * p + r
+    return (1 + w) * p * r / denominator if denominator > 0 else 0.0
 
 
 def hit_rate(rows: Rows, k: int | None = None, threshold: float = 1) -> float:

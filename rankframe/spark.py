@@ -279,9 +279,11 @@ def f1(
     rank: IntoColumn = "rank",
     threshold: float = 1,
     beta: float = 1.0,
+    recall_weight: float | None = None,
 ) -> Column:
-    """F-measure at k: ``(1 + beta^2) P R / (beta^2 P + R)`` with P = precision@k and
-    R = recall@k; 0 when the denominator is 0 (beta = 1: F1 = 2PR / (P + R)).
+    """F-measure at k: ``(1 + w) P R / (w P + R)`` with P = precision@k, R = recall@k and
+    w = beta^2, or w = ``recall_weight`` when given (trec_eval's set_F.x); 0 when the
+    denominator is 0 (beta = 1: F1 = 2PR / (P + R)).
 
     Returns
     -------
@@ -291,10 +293,12 @@ def f1(
     fn = "f1"
     k = _validate.cutoff(fn, k)
     threshold = _validate.positive_number(fn, "threshold", threshold)
-    b2 = _validate.positive_number(fn, "beta", beta) ** 2
+    w = _validate.positive_number(fn, "beta", beta) ** 2
+    if recall_weight is not None:
+        w = _validate.positive_number(fn, "recall_weight", recall_weight)
     p = _precision(_col(rel), _col(rank), k, threshold, "k")
     r = _recall(_col(rel), _col(rank), k, threshold)
-    return _ratio(F.lit(1.0 + b2) * p * r, F.lit(b2) * p + r).alias(label("f1", k))
+    return _ratio(F.lit(1.0 + w) * p * r, F.lit(w) * p + r).alias(label("f1", k))
 
 
 def hit_rate(

@@ -104,7 +104,7 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
         if measure.kind == "cut_float" and not 0 <= value <= 1:
             raise MeasureError(f"-m {spec}: recall levels must lie in [0, 1], got {value}")
         if measure.kind == "param_float" and measure.name == "set_F" and not value > 0:
-            raise MeasureError(f"-m {spec}: beta must be > 0, got {value}")
+            raise MeasureError(f"-m {spec}: the recall weight must be > 0, got {value}")
         if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
             raise MeasureError(f"-m {spec}: persistence must lie in (0, 1), got {value}")
         values.append(value)

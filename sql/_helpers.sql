@@ -25,6 +25,12 @@ CREATE OR REPLACE TEMP MACRO rf__positive(fn, name, x) AS
                     || coalesce(x::VARCHAR, 'NULL'))
     END;
 
+-- The recall weight w of rf_f1: recall_weight when given, else beta^2 (both checked > 0).
+CREATE OR REPLACE TEMP MACRO rf__f_weight(beta, recall_weight) AS
+    CASE WHEN recall_weight IS NULL THEN pow(rf__positive('rf_f1', 'beta', beta), 2)
+         ELSE rf__positive('rf_f1', 'recall_weight', recall_weight)
+    END;
+
 CREATE OR REPLACE TEMP MACRO rf__unit(fn, name, x) AS
     CASE WHEN x >= 0 AND x <= 1 THEN x
          ELSE error(fn || ': ' || name || ' must lie in [0, 1], got ' || coalesce(x::VARCHAR, 'NULL'))
@@ -97,12 +103,6 @@ CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
 CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS
     CASE WHEN p > 0 AND p < 1 THEN p::DOUBLE
          ELSE error(fn || ': p must lie in (0, 1), got ' || coalesce(p::VARCHAR, 'NULL'))
-    END;
-
-CREATE OR REPLACE TEMP MACRO rf__positive(fn, name, x) AS
-    CASE WHEN x > 0 AND isfinite(x::DOUBLE) THEN x::DOUBLE
-         ELSE error(fn || ': ' || name || ' must be a finite number > 0, got '
-                    || coalesce(x::VARCHAR, 'NULL'))
     END;
 
 -- NULL stays NULL (an optional parameter left unset); anything else must be > 0.

@@ -1,11 +1,13 @@
--- rf_f1(rel, rank, k, threshold := 1, beta := 1) -> DOUBLE
---   F-measure at k of rf_precision (P) and rf_recall (R):
---   (1 + beta^2) P R / (beta^2 P + R), 0 when the denominator is 0; beta = 1 is F1.
---   trec_eval: set_F (k NULL), set_F.beta.
-CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1) AS
+-- rf_f1(rel, rank, k, threshold := 1, beta := 1, recall_weight := NULL) -> DOUBLE
+--   F-measure at k of rf_precision (P) and rf_recall (R): (1 + w) P R / (w P + R), recall
+--   weighted w = beta^2 times, or w = recall_weight exactly when that is given (it overrides
+--   beta); 0 when the denominator is 0. beta = 1 is F1.
+--   trec_eval: set_F (k NULL), set_F.x (recall_weight x).
+CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1,
+                                   recall_weight := NULL) AS
     rf__ratio(
-        (1 + pow(rf__positive('rf_f1', 'beta', beta), 2))
+        (1 + rf__f_weight(beta, recall_weight))
           * rf__precision(rel, rank, rf__k('rf_f1', k), rf__threshold('rf_f1', threshold), 'k')
           * rf__recall(rel, rank, k, threshold),
-        pow(beta, 2) * rf__precision(rel, rank, k, threshold, 'k')
+        rf__f_weight(beta, recall_weight) * rf__precision(rel, rank, k, threshold, 'k')
           + rf__recall(rel, rank, k, threshold));

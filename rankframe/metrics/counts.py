@@ -99,11 +99,14 @@ def f1(
     rank: IntoExpr = "rank",
     threshold: float = 1,
     beta: float = 1.0,
+    recall_weight: float | None = None,
 ) -> pl.Expr:
     """F-measure at k of precision@k (P) and recall@k (R); 0 when the denominator is 0.
 
-    ``F_beta = (1 + beta^2) P R / (beta^2 P + R)``; the default beta = 1 is F1 = 2PR/(P+R),
-    trec_eval's ``set_F`` (with k None); beta > 1 weighs recall more.
+    ``F = (1 + w) P R / (w P + R)`` with recall weighted ``w = beta^2`` times; the default
+    beta = 1 is F1 = 2PR/(P+R), trec_eval's ``set_F`` (with k None). ``recall_weight`` gives
+    w itself (trec_eval's ``set_F.x`` is w = x), exactly, where ``beta`` would be its square
+    root; it overrides ``beta``.
 
     Examples
     --------
@@ -115,10 +118,12 @@ def f1(
     fn = "f1"
     k = _validate.cutoff(fn, k)
     threshold = _validate.positive_number(fn, "threshold", threshold)
-    b2 = _validate.positive_number(fn, "beta", beta) ** 2
+    w = _validate.positive_number(fn, "beta", beta) ** 2
+    if recall_weight is not None:
+        w = _validate.positive_number(fn, "recall_weight", recall_weight)
     p = _precision(col(rel), col(rank), k, threshold, "k")
     r = _recall(col(rel), col(rank), k, threshold)
-    return ratio((1.0 + b2) * p * r, b2 * p + r).alias(label("f1", k))
+    return ratio((1.0 + w) * p * r, w * p + r).alias(label("f1", k))
 
 
 def hit_rate(
