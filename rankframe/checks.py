@@ -13,7 +13,7 @@ plan holds the whole table in memory rather than streaming it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import overload
+from typing import NamedTuple, overload
 
 import polars as pl
 
@@ -139,22 +139,31 @@ def _check_rows(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Non
         _locate_problem(data, keys, rel, rank)
 
 
-def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> bool:
+class Checked(NamedTuple):
+    """What :func:`check_frame` learnt on the way: whether the rows are sorted by the query
+    key, and (when its linear test ran) which rows start a new key, True on each row whose
+    key differs from the previous row's (so a caller need not compare the keys again)."""
+
+    grouped: bool
+    new_key: pl.Series | None
+
+
+def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked:
     """:func:`check_judged` for a DataFrame, for ``evaluate``: raises the same errors, and
-    returns True when the rows were found sorted by the query key (so a caller may flag the
-    key column as sorted, which lets Polars group contiguous rows without hashing)."""
+    says whether the rows were found sorted by the query key (so a caller may flag the key
+    column as sorted, which lets Polars group contiguous rows without hashing)."""
     _check_schema(data.schema, keys, rel, rank)
-    grouped = _valid_in_order(data, keys, rel, rank)
-    if grouped is None:
+    checked = _valid_in_order(data, keys, rel, rank)
+    if checked is None:
         _locate_problem(data, keys, rel, rank)
-        return False
-    return grouped
+        return Checked(grouped=False, new_key=None)
+    return checked
 
 
 _ORDERED_KEYS = (pl.String, pl.Boolean)
 
 
-def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> bool | None:
+def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked | None:
     """A linear test that passes only for a valid table: no rank < 1, no NaN grade, and the
     rows with a rank sorted by the query key with each query's ranks increasing. Then a
     repeated rank would sit next to its twin, so comparing each row with the one before
@@ -162,11 +171,10 @@ def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) ->
     row, then the unranked rows) and a table sorted by query with each query's unranked
     rows after its ranked ones.
 
-    Returns True (valid and sorted by the query key), False (valid, not sorted by it) or
-    None: not proven, and the caller runs the exact checks, which also name the problem.
+    None means "not proven": the caller runs the exact checks, which also name the problem.
     """
     if data.height == 0:
-        return True
+        return Checked(grouped=True, new_key=pl.Series("new_key", [], dtype=pl.Boolean))
     schema = data.schema
     if not all(schema[k].is_numeric() or isinstance(schema[k], _ORDERED_KEYS) for k in keys):
         return None
@@ -178,7 +186,8 @@ def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) ->
     if not all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)):
         return None
     if schema[rank] == pl.Null:
-        return _sorted_by(data, keys)
+        new_key = _new_key(data, keys)
+        return Checked(_ascending_groups(data, keys, new_key), new_key)
     ranks = data.get_column(rank)
     unranked = ranks.null_count()
     if 0 < unranked < data.height and (
@@ -186,12 +195,15 @@ def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) ->
     ):
         # judge's layout: every ranked row first; only they need the rank test.
         ranked, rest = data.slice(0, data.height - unranked), data.slice(data.height - unranked)
-        if not _ranks_in_order(ranked, keys, rank):
+        ranked_new = _ranks_in_order(ranked, keys, rank)
+        if ranked_new is None:
             return None
-        # Sorted as a whole if the rest is and it starts at or after the last ranked key.
         seam = pl.concat([ranked.select(keys).tail(1), rest.select(keys).head(1)])
-        return _sorted_by(rest, keys) and _sorted_by(seam, keys)
-    return True if _ranks_in_order(data, keys, rank) else None
+        rest_new = _new_key(rest, keys).scatter(0, _new_key(seam, keys)[1])
+        new_key = pl.concat([ranked_new, rest_new])
+        return Checked(_ascending_groups(data, keys, new_key), new_key)
+    sorted_new = _ranks_in_order(data, keys, rank)
+    return None if sorted_new is None else Checked(grouped=True, new_key=sorted_new)
 
 
 def _later(keys: list[str]) -> pl.Expr:
@@ -203,33 +215,30 @@ def _later(keys: list[str]) -> pl.Expr:
     return later
 
 
-def _same(keys: list[str]) -> pl.Expr:
-    """True where this row's key equals the previous row's."""
-    same = pl.lit(True)
-    for k in keys:
-        same = same & (pl.col(k) == pl.col(k).shift(1))
-    return same
+def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
+    """True on each row whose key differs from the previous row's, and on the first row."""
+    differs = pl.any_horizontal(pl.col(k) != pl.col(k).shift(1) for k in keys)
+    return data.select(differs.fill_null(True).alias("new_key")).to_series()
 
 
-def _sorted_by(data: pl.DataFrame, keys: list[str]) -> bool:
-    """True if the rows are in ascending order of the key (equal keys adjacent)."""
-    if data.height < 2:
-        return True
-    if len(keys) == 1:
-        return bool(data.get_column(keys[0]).is_sorted())
-    test = _later(keys) | _same(keys)
-    return bool(data.select(test.slice(1).all()).item())
+def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -> bool:
+    """True if each key's rows are contiguous and the keys ascend: the key of every row that
+    starts a new key is greater than the one before it (a linear pass over those rows only)."""
+    heads = data.select(keys).filter(new_key)
+    return heads.height < 2 or bool(heads.select(_later(keys).slice(1).all()).item())
 
 
-def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> bool:
-    """Rows sorted by the key; within a key, ranks strictly increasing, NULL ranks last."""
-    if data.height < 2:
-        return True
-    if not _sorted_by(data, keys):
-        return False
+def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series | None:
+    """The new-key mask if the rows are sorted by the key and, within a key, ranks strictly
+    increase with NULL ranks last; else None."""
+    new_key = _new_key(data, keys)
+    if not _ascending_groups(data, keys, new_key):
+        return None
     r, prev_r = pl.col(rank), pl.col(rank).shift(1)
     ranks_ok = r.is_null() | (prev_r.is_not_null() & (r > prev_r))
-    return bool(data.select((_same(keys).not_() | ranks_ok).slice(1).all()).item())
+    if not data.select((pl.lit(new_key) | ranks_ok).all()).item():
+        return None
+    return new_key
 
 
 def _locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:

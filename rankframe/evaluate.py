@@ -179,14 +179,14 @@ def evaluate(
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
-    grouped = False
+    grouped, new_key = False, None
     if isinstance(judged, pl.DataFrame):
-        grouped = check_frame(judged, keys, rel, rank)
+        grouped, new_key = check_frame(judged, keys, rel, rank)
         judged = judged[needed]  # no copy (select would plan a query)
     else:
         judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
     if all(m.metric.reads_positive_rows_only(m.values) for m in parsed):
-        judged = _positive_rows(judged, keys, rel)
+        judged = _positive_rows(judged, keys, rel, new_key)
         if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                 and judged.get_column(keys[0]).null_count() == 0):
             # Few rows are left: grouping them by a stable sort beats hashing (judge's
@@ -200,13 +200,19 @@ def evaluate(
     return _duckdb(judged, parsed, keys, columns, con)
 
 
-def _positive_rows(judged: JudgedTable, keys: list[str], rel: str) -> JudgedTable:
+def _positive_rows(judged: JudgedTable, keys: list[str], rel: str,
+                   new_key: pl.Series | None) -> JudgedTable:
     """The rows with rel > 0, plus the first row of each block of equal query keys (so that
     every query keeps a row and a value): all that measures reading only positive rows need.
     In a judged run most rows are unjudged or non-relevant, so this is usually a small
-    fraction of the table, in the same order."""
-    block_start = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
-    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start.fill_null(True))
+    fraction of the table, in the same order. ``new_key`` marks the block starts when the
+    check has found them already."""
+    if new_key is None:
+        starts = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+        block_start = starts.fill_null(True)
+    else:
+        block_start = pl.lit(new_key)
+    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start)
 
 
 def _aggregate(measure: Measure) -> pl.Expr:

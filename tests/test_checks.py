@@ -159,10 +159,15 @@ def test_ordered_tables_take_the_linear_path_with_the_same_verdict(layout: str) 
         ordered = LAYOUTS[layout](frame)
         if is_valid(ordered):
             assert check_judged(ordered) is ordered
-            grouped = _valid_in_order(ordered, ["qid"], "rel", "rank")
-            assert grouped is not None, "a valid table missed the linear path"
-            assert grouped == ordered["qid"].is_sorted()
-            assert check_frame(ordered, ["qid"], "rel", "rank") is grouped
+            checked = _valid_in_order(ordered, ["qid"], "rel", "rank")
+            assert checked is not None, "a valid table missed the linear path"
+            assert checked.grouped == ordered["qid"].is_sorted()
+            starts = ordered.select(pl.col("qid").ne_missing(pl.col("qid").shift(1)))
+            assert checked.new_key is not None
+            assert checked.new_key.to_list() == starts.to_series().to_list()
+            again = check_frame(ordered, ["qid"], "rel", "rank")
+            assert again.grouped == checked.grouped
+            assert again.new_key is not None and again.new_key.equals(checked.new_key)
         else:
             with pytest.raises(InputError) as fast:
                 check_judged(ordered)
@@ -176,7 +181,7 @@ def test_ordered_tables_take_the_linear_path_with_the_same_verdict(layout: str) 
 def test_sorted_composite_keys() -> None:
     frame = pl.DataFrame({"system": ["A", "A", "B", "B"], "qid": [1, 1, 1, 2],
                           "rank": [1, 2, 1, 1], "rel": [1, 0, 1, 0]})
-    assert check_frame(frame, ["system", "qid"], "rel", "rank") is True
-    assert check_frame(frame.reverse(), ["system", "qid"], "rel", "rank") is False
+    assert check_frame(frame, ["system", "qid"], "rel", "rank").grouped is True
+    assert check_frame(frame.reverse(), ["system", "qid"], "rel", "rank").grouped is False
     with pytest.raises(InputError, match=r"query \('A', 1\) has rank 1 twice"):
         check_judged(frame.with_columns(rank=pl.Series([1, 1, 1, 1])), query=["system", "qid"])

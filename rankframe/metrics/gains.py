@@ -42,9 +42,10 @@ def _idcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) 
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & retrieved(rank)
-    candidates = gains.filter(pool)
-    best = candidates.top_k(k) if k is not None else candidates
-    best = best.sort(descending=True)
+    # A per-group sort then head(k) measured faster than top_k(k) then a sort of those k.
+    best = gains.filter(pool).sort(descending=True)
+    if k is not None:
+        best = best.head(k)
     return (best / log2_discount(ordinals(best))).sum()
 
 
