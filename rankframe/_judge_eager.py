@@ -109,9 +109,14 @@ def _in_rank_order(run: pl.DataFrame, n: Names) -> pl.DataFrame:
     query, doc, score, _ = n
     ranked = run.with_columns(_positions(run.get_column(query)))
     if not _proven_in_rank_order(ranked, n):
-        ranked = run.sort(
-            [pl.col(query), pl.col(score), _as_text(doc, run.schema[doc])],
-            descending=[False, True, True],
+        # Sorting 7M rows on a text key is slow (seconds); hashing them into queries, then
+        # sorting each query's rows and the queries, is about three times faster.
+        order = [pl.col(score), _as_text(doc, run.schema[doc])]
+        ranked = (
+            run.group_by(query)
+            .agg(pl.exclude(query).sort_by(order, descending=[True, True]))
+            .sort(query)
+            .explode([c for c in run.columns if c != query])
         )
         ranked = ranked.with_columns(_positions(ranked.get_column(query)))
     return ranked.with_columns(pl.col(query).set_sorted())
