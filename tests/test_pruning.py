@@ -74,9 +74,10 @@ def test_the_check_catches_a_metric_that_reads_other_rows(con) -> None:  # type:
 
 
 @given(judged=tables_for(METRICS["ndcg"]), engine=st.sampled_from(["polars", "duckdb"]),
-       layout=st.sampled_from(["as generated", "by query", "ranked first"]))
+       layout=st.sampled_from(["as generated", "by query", "ranked first"]),
+       lazy=st.booleans())
 def test_evaluate_prunes_without_changing_numbers(judged: pl.DataFrame, engine: str,
-                                                  layout: str) -> None:
+                                                  layout: str, lazy: bool) -> None:
     """evaluate() with prunable measures only equals each metric grouped on the full table,
     whatever the row order (the kept first row of each block of equal query ids)."""
     if layout == "by query":
@@ -85,7 +86,8 @@ def test_evaluate_prunes_without_changing_numbers(judged: pl.DataFrame, engine: 
         judged = judged.sort(pl.col("rank").is_null(), "qid", "rank")
     labels = ["ndcg@10", "map", "mrr", "P@5", "recall@20", "Rprec", "num_rel_ret"]
     assert all(m.metric.reads_positive_rows_only(m.values) for m in parse_all(labels))
-    out = rf.evaluate(judged, labels, engine=engine)  # type: ignore[arg-type]
+    table = judged.lazy() if lazy else judged
+    out = rf.evaluate(table, labels, engine=engine)  # type: ignore[arg-type]
     exprs = [m.metric.polars_expr({"rel": "rel", "rank": "rank"}, m.values).alias(m.label)
              for m in parse_all(labels)]
     full = judged.group_by("qid").agg(exprs).sort("qid")
