@@ -5,8 +5,10 @@ in-memory frames in linear passes wherever the data allow.
   pair in the duplicate check and the join. A repeated key sends that side to the exact
   check (which names the rows), and every matched pair is compared on the real ids
   afterwards, so a collision costs time, never a wrong row.
-- The run is sorted only when one linear pass shows it is not in rank order already (TREC
-  run files usually are). ``rank`` = row index - index of the query's first row.
+- ``rank`` comes from the run lengths of the query column, and one linear pass proves the
+  run in rank order (TREC run files usually are); otherwise each query's rows are sorted
+  on their own (grouped by hashing), never the whole run on a text key.
+- Duplicates are counted per query, in small hash sets.
 - The join matches keys alone (an inner join: typically one run row in ten or fifteen has
   a judgement); the grades are then scattered into the ranked run, whose other columns are
   never copied.

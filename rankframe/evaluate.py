@@ -9,10 +9,7 @@ mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Literal
 
 import duckdb
@@ -42,53 +39,6 @@ def _polars(judged: JudgedTable, measures: list[Measure], keys: list[str],
     return lazy.collect(engine="streaming")
 
 
-def _has_macros(con: duckdb.DuckDBPyConnection) -> bool:
-    found = con.sql(
-        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'rf_ndcg'"
-    ).fetchall()
-    return bool(found[0][0])
-
-
-class _SharedConnection:
-    """An in-memory connection made once per process and reused by
-    ``evaluate(engine="duckdb")`` when no ``con`` is given, into which each metric's macro is
-    loaded the first time a measure needs it (loading all of them into a fresh connection
-    costs more than evaluating a small table). One call at a time uses it; a forked child
-    makes its own."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._con: duckdb.DuckDBPyConnection | None = None
-        self._pid = 0
-        self._loaded: set[str] = set()
-
-    @contextmanager
-    def __call__(self, metrics: set[str]) -> Iterator[duckdb.DuckDBPyConnection]:
-        with self._lock:
-            if self._con is None or self._pid != os.getpid():
-                self._con, self._pid, self._loaded = duckdb.connect(), os.getpid(), set()
-                rf_duckdb.register_helpers(self._con)
-            for name in sorted(metrics - self._loaded):
-                rf_duckdb.register_metric(self._con, name)
-                self._loaded.add(name)
-            yield self._con
-
-
-_shared_connection = _SharedConnection()
-
-
-@contextmanager
-def _connection(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
-                ) -> Iterator[duckdb.DuckDBPyConnection]:
-    if con is None:
-        with _shared_connection(metrics) as shared:
-            yield shared
-        return
-    if not _has_macros(con):
-        rf_duckdb.register(con)
-    yield con
-
-
 def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
             columns: dict[str, str], con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
     quoted = {name: _quote(column) for name, column in columns.items()}
@@ -101,7 +51,7 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
     group = ", ".join(_quote(k) for k in keys)
     frame = judged.lazy().collect()
     view = "__rankframe_judged"
-    with _connection(con, {m.metric.name for m in measures}) as connection:
+    with rf_duckdb.connection_for(con, {m.metric.name for m in measures}) as connection:
         connection.register(view, _ArrowStream(frame))
         try:
             sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
@@ -187,10 +137,10 @@ def evaluate(
         judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
     if all(m.metric.reads_positive_rows_only(m.values) for m in parsed):
         judged = _positive_rows(judged, keys, rel, new_key)
-        if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
-                and judged.get_column(keys[0]).null_count() == 0):
-            # Few rows are left: grouping them by a stable sort beats hashing (judge's
-            # layout has each query's rows in two blocks).
+        if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
+                and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
+            # Few rows are left: Polars groups them faster after a stable sort than by
+            # hashing (judge's layout has each query's rows in two blocks).
             judged, grouped = judged.sort(keys, maintain_order=True), True
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.

@@ -94,6 +94,11 @@ def test_judge_matches_oracle(case: tuple[list[Row], list[Row]], depth: int | No
     assert out.schema["rank"] == pl.Int64
     assert out.schema["score"] == pl.Float64
     assert out.rows() == oracle(run, qrels, depth)
+    # A sorted flag on the query column would send group-bys down their sorted path.
+    flags = out["qid"].flags
+    if flags["SORTED_ASC"] or flags["SORTED_DESC"]:
+        values = out["qid"].to_list()
+        assert values in (sorted(values), sorted(values, reverse=True))
 
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)))
