@@ -54,7 +54,9 @@ def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
     with rf_duckdb.connection_for(con, {m.metric.name for m in measures}) as connection:
         connection.register(view, _ArrowStream(frame))
         try:
-            sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {group}"
+            # NULLS FIRST: the order of the Polars engine's sort.
+            order = ", ".join(f"{_quote(k)} NULLS FIRST" for k in keys)
+            sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
             # One row per query: plain tuples are cheap, and avoid pyarrow (see below).
             rows = connection.sql(sql).fetchall()
         finally:

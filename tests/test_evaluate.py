@@ -30,7 +30,7 @@ def test_row_order_does_not_change_the_numbers(frame: pl.DataFrame) -> None:
     for candidate in (frame, ordered):
         assert_frame_equal(rf.evaluate(candidate, MEASURES), expected, abs_tol=1e-12)
         assert_frame_equal(rf.evaluate(candidate, MEASURES, engine="duckdb"), expected,
-                           abs_tol=1e-12, check_dtypes=False)
+                           abs_tol=1e-12)
 
 
 def test_judged_table_from_judge() -> None:
@@ -44,7 +44,7 @@ def test_judged_table_from_judge() -> None:
     assert_frame_equal(out, plain_measures(judged, ["P@2", "mrr", "map", "ndcg@3"]))
     con = duckdb.connect()
     assert_frame_equal(rf.evaluate(judged, ["P@2", "mrr"], engine="duckdb", con=con),
-                       plain_measures(judged, ["P@2", "mrr"]), check_dtypes=False)
+                       plain_measures(judged, ["P@2", "mrr"]))
     assert con.execute("SELECT count(*) FROM duckdb_functions() "
                    "WHERE function_name = 'rf_ndcg'").fetchone() == (1,)
 
@@ -60,3 +60,18 @@ def test_bad_tables_still_fail_with_the_check_message(engine: str) -> None:
         rf.evaluate(frame, ["P@1"], engine=engine)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="missing column"):
         rf.evaluate(frame.drop("rel"), ["P@1"], engine=engine)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("query", [["qid"], ["system", "qid"]])
+def test_engines_agree_on_keys_dtypes_and_order(query: list[str]) -> None:
+    """Same rows, dtypes and row order from both engines, NULL query ids first."""
+    frame = pl.DataFrame({"system": ["A", "A", "B", "B", "B"], "qid": [2, None, 3, 1, None],
+                          "rank": [1, 1, 1, 1, 2], "rel": [1, 0, 2, None, 1]},
+                         schema_overrides={"qid": pl.Int16})
+    measures = ["map", "P@1", "num_ret"]
+    polars_out = rf.evaluate(frame, measures, query=query)
+    assert polars_out.schema == pl.Schema({**{k: frame.schema[k] for k in query},
+                                           "map": pl.Float64, "P@1": pl.Float64,
+                                           "num_ret": pl.Int64})
+    assert_frame_equal(rf.evaluate(frame, measures, query=query, engine="duckdb"), polars_out)
+    assert polars_out[query[-1]].to_list()[0] is None
