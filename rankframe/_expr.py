@@ -99,4 +99,13 @@ def pair_key(first: str, second: str) -> pl.Expr:
     Equal pairs always get equal keys; unequal pairs rarely do, so callers use it to prove
     pairs distinct (n_unique = height) or to join, and confirm a match on the values.
     """
-    return pl.col(first).hash() * pl.lit(_MIX, dtype=pl.UInt64) + pl.col(second).hash()
+    return combine_hashes(pl.col(first).hash(), pl.col(second).hash())
+
+
+def combine_hashes(first: pl.Expr, second: pl.Expr) -> pl.Expr:
+    """``first * M + second`` (wrapping, UInt64): the pair key of two 64-bit hashes.
+
+    M is odd, so it has an inverse modulo 2^64: two keys with the same ``second`` are
+    equal only if their ``first`` hashes are equal.
+    """
+    return first * pl.lit(_MIX, dtype=pl.UInt64) + second

@@ -1,24 +1,34 @@
 """The eager path of :func:`rankframe.judge.judge`: the table of the lazy plan, built from
 in-memory frames in linear passes wherever the data allow.
 
+- The run is cut into **blocks of whole queries** (about ``BLOCK_ROWS`` rows each) and
+  the qrels into the matching slices (both sorted by query, so a block's qrels are one
+  contiguous range). Each block is ranked, checked and joined on its own, on the
+  thread pool: a block's temporaries are a few MiB, so they stay in cache and the
+  allocator reuses them for the next block, instead of every step of a whole-run pass
+  allocating (and the kernel zeroing) a column of the full length. The id and score
+  columns of the output are zero-copy slices of the input.
+- ``rank`` comes from the run lengths of the query column, and one linear pass per block
+  proves the rows in rank order (TREC run files usually are); otherwise each query's rows
+  are sorted on their own (grouped by hashing), never the whole run on a text key, and
+  the blocks are cut from the sorted run.
 - A 64-bit key ``hash(query) * M + hash(doc)`` (wrapping) stands in for the (query, doc)
-  pair in the duplicate check and the join. A repeated key sends that side to the exact
+  pair in the duplicate checks and the join. A repeated key sends that side to the exact
   check (which names the rows), and every matched pair is compared on the real ids
-  afterwards, so a collision costs time, never a wrong row.
-- ``rank`` comes from the run lengths of the query column, and one linear pass proves the
-  run in rank order (TREC run files usually are); otherwise each query's rows are sorted
-  on their own (grouped by hashing), never the whole run on a text key.
-- Duplicates are counted per query, in small hash sets.
-- The join matches keys alone (an inner join: typically one run row in ten or fifteen has
-  a judgement); the grades are then scattered into the ranked run, whose other columns are
-  never copied.
-- The output is the ranked run with its grades, then the unretrieved qrels rows (sorted
-  by query, doc) appended, in one contiguous chunk per column.
+  afterwards, so a collision costs time, never a wrong row. M is odd, so two keys with
+  equal docs are equal only if the query hashes are; when the distinct queries of both
+  sides have distinct hashes (checked once), comparing the docs is enough.
+- Duplicates in the run are counted per query, in small hash sets.
+- The join matches keys alone (typically one run row in ten or fifteen has a judgement);
+  the grades are then scattered into the block's ranked rows.
+- The output is the ranked blocks, then the unretrieved qrels rows (sorted by query, doc).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple, TypeVar
 
 import polars as pl
 
@@ -29,6 +39,8 @@ from rankframe.ties import TIE_FIRST, TIE_SIZE
 KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
+# Rows per block: 2^19 rows of a 16-byte string view column take 8 MiB.
+BLOCK_ROWS = 1 << 19
 
 
 class Names(NamedTuple):
@@ -38,9 +50,29 @@ class Names(NamedTuple):
     rel: str
 
 
+class _Block(NamedTuple):
+    run: pl.DataFrame  # whole queries, queries ascending: (query, doc, score)
+    lengths: pl.Series  # rows per query
+    all_judged: bool  # every query of the block has qrels
+    qrels: pl.DataFrame  # the qrels rows of the block's query range: (query, doc, rel, KEY)
+    qrels_offset: int  # row of qrels[0] in the whole (sorted) qrels
+    distinct_query_hashes: bool  # no two queries (of either side) share an id_hash
+
+
+class _Judged(NamedTuple):
+    table: pl.DataFrame  # the block's ranked rows with their grades
+    found: pl.Series  # rows of the whole sorted qrels that the block retrieved
+    repeated: bool  # a pair key occurs twice within a query of the block
+
+
+def id_hash(name: str) -> pl.Expr:
+    """The 64-bit hash of an id column that pair keys are made of."""
+    return pl.col(name).hash()
+
+
 def pair_key(query: str, doc: str) -> pl.Expr:
     """The 64-bit stand-in for the (query, doc) pair; equal pairs always get equal keys."""
-    return _expr.pair_key(query, doc).alias(KEY)
+    return _expr.combine_hashes(id_hash(query), id_hash(doc)).alias(KEY)
 
 
 def judge_eager(
@@ -54,39 +86,40 @@ def judge_eager(
 ) -> pl.DataFrame:
     """The judged table (see :func:`rankframe.judge.judge`) from validated, cast frames."""
     query, doc, score, rel = n
-    # One chunk per column (a parquet file arrives in one chunk per row group): every later
-    # step then runs on contiguous memory.
-    run, qrels = run.rechunk(), qrels.rechunk()
     check_values(fn, "run", run, query, doc, score)
     check_values(fn, "qrels", qrels, query, doc, rel)
-    run = run.with_columns(pair_key(query, doc))
-    qrels = qrels.with_columns(pair_key(query, doc))
-    ordered = _in_rank_order(run, n)
-    # A repeated key is either a duplicate pair (raised here, naming rows of the input) or
-    # a collision (then the join is made on the ids).
-    exact = False
-    if _has_repeated_keys(ordered, query):
-        raise_duplicate(fn, "run", run, query, doc)
-        exact = True
-    if qrels.get_column(KEY).n_unique() != qrels.height:
+    keyed = qrels.with_columns(pair_key(query, doc))
+    if keyed.get_column(KEY).n_unique() != keyed.height:
+        # A duplicate pair is raised here; a collision is resolved by the join's check.
         raise_duplicate(fn, "qrels", qrels, query, doc)
-        exact = True
-    ranked = _of_judged_queries(ordered, qrels, query)
-    if depth is not None:
-        ranked = ranked.filter(pl.col("rank") <= depth)
-    if tied:
-        ranked = ranked.with_columns(_tie_groups(query, score))
-    matches = _matches(ranked, qrels, n, exact=exact)
-    grades = _blank(ranked.height, qrels.schema[rel]).scatter(
-        matches.get_column(_RUN_ROW), matches.get_column(rel)
-    )
+    keyed = _sorted_by_query(keyed, query)
+
+    def judge_block(block: _Block) -> _Judged | None:
+        return _judge_block(block, n, depth, tied, proven=False)
+
+    def judge_sorted_block(block: _Block) -> _Judged:
+        judged = _judge_block(block, n, depth, tied, proven=True)
+        assert judged is not None
+        return judged
+
+    blocks = _blocks(run, keyed, query)
+    results = None if blocks is None else _map(judge_block, blocks)
+    judged = [r for r in results or [] if r is not None]
+    if results is None or len(judged) < len(results):
+        # Not in rank order: sorted, then judged without the proof (a pair repeated with
+        # one score would fail it, and must reach the duplicate check instead).
+        sorted_blocks = _blocks(_sorted_run(run, n), keyed, query)
+        assert sorted_blocks is not None, "a sorted run is grouped by query"
+        judged = _map(judge_sorted_block, sorted_blocks)
+    if any(r.repeated for r in judged):
+        raise_duplicate(fn, "run", run, query, doc)
     extra = [TIE_FIRST, TIE_SIZE] if tied else []
-    retrieved = ranked.select(query, doc, "rank", grades.alias(rel), score, *extra)
-    found = pl.repeat(False, qrels.height, eager=True).scatter(
-        matches.get_column(_QRELS_ROW), True
-    )
+    retrieved = [r.table for r in judged]
+    found = pl.repeat(False, keyed.height, eager=True)
+    if judged:
+        found = found.scatter(pl.concat([r.found for r in judged]), True)
     unretrieved = (
-        qrels.filter(found.not_())
+        keyed.filter(found.not_())
         .sort(query, doc)
         .select(
             query,
@@ -97,7 +130,160 @@ def judge_eager(
             *(pl.lit(None, pl.Int64).alias(c) for c in extra),
         )
     )
-    return pl.concat([retrieved, unretrieved], rechunk=False)
+    return pl.concat([*retrieved, unretrieved], rechunk=False)
+
+
+_Item = TypeVar("_Item")
+_Out = TypeVar("_Out")
+
+
+def _map(work: Callable[[_Item], _Out], items: Sequence[_Item]) -> list[_Out]:
+    """``work`` over ``items`` on as many threads as Polars has (Polars releases the GIL)."""
+    workers = min(len(items), pl.thread_pool_size())
+    if workers < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(work, items))
+
+
+def _sorted_by_query(frame: pl.DataFrame, query: str) -> pl.DataFrame:
+    """``frame`` with its rows grouped by query, queries ascending (sorted only if not)."""
+    heads = frame.get_column(query).rle().struct.field("value")
+    if _ascending(heads):
+        return frame.with_columns(pl.col(query).set_sorted())
+    return frame.sort(query, maintain_order=True)
+
+
+def _ascending(values: pl.Series) -> bool:
+    """True if each value is greater than the one before it."""
+    return values.len() < 2 or bool((values.slice(1) > values.slice(0, values.len() - 1)).all())
+
+
+def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] | None:
+    """The run cut into blocks of whole queries, each with its slice of ``qrels`` (sorted by
+    query); None if the run's rows are not grouped by query with queries ascending.
+
+    A block ends after about ``BLOCK_ROWS`` rows, and at the chunks of the run's query
+    column: a query that straddles two chunks gets a block of its own, so that every other
+    block is a slice of one chunk (gathers and comparisons across chunks copy them)."""
+    runs = run.get_column(query).rle()
+    lengths, heads = runs.struct.field("len").cast(pl.Int64), runs.struct.field("value")
+    if not _ascending(heads):
+        return None
+    qrels_queries = qrels.get_column(query)
+    qrels_heads = qrels_queries.rle().struct.field("value")
+    queries = pl.concat([heads, qrels_heads]).unique()
+    distinct_hashes = queries.to_frame(query).select(id_hash(query).n_unique()).item() == len(
+        queries
+    )
+    chunk_lengths = pl.Series(run.get_column(query).chunk_lengths(), dtype=pl.Int64)
+    chunk_ends = chunk_lengths.cum_sum()
+    ends = lengths.cum_sum()
+    starts = ends - lengths
+    chunk = chunk_ends.search_sorted(starts, side="right")  # the chunk of each query's start
+    per_query = pl.DataFrame({
+        "start": starts,
+        "end": ends,
+        "chunk": chunk.cast(pl.Int64),
+        "chunk_start": (chunk_ends - chunk_lengths).gather(chunk),
+        "straddles": ends > chunk_ends.gather(chunk),
+        "judged": heads.is_in(qrels_heads.implode()),
+    })
+    block_of = (
+        pl.col("chunk") * (1 << 42)
+        + (pl.col("start") - pl.col("chunk_start")) // BLOCK_ROWS * 2
+        + pl.col("straddles").cast(pl.Int64)
+    )
+    spans = (
+        per_query.with_row_index("query")
+        .group_by(block_of.alias("block"), maintain_order=True)
+        .agg(
+            pl.col("query").first(),
+            pl.len().alias("queries"),
+            pl.col("start").first(),
+            pl.col("end").last(),
+            pl.col("judged").all().alias("all_judged"),
+            pl.col("judged").any().alias("any_judged"),
+        )
+        .filter("any_judged")
+    )
+    first = heads.gather(spans.get_column("query"))
+    last = heads.gather(spans.get_column("query") + spans.get_column("queries") - 1)
+    qrels_starts = qrels_queries.search_sorted(first, side="left")
+    qrels_stops = qrels_queries.search_sorted(last, side="right")
+    blocks = []
+    for (index, count, start, end, all_judged), qrels_start, qrels_stop in zip(
+        spans.select("query", "queries", "start", "end", "all_judged").iter_rows(),
+        qrels_starts, qrels_stops, strict=True,
+    ):
+        rows = run.slice(start, end - start)
+        qrels_rows = qrels.slice(qrels_start, qrels_stop - qrels_start)
+        blocks.append(_Block(
+            run=rows if max(rows.n_chunks("all")) == 1 else rows.rechunk(),
+            lengths=lengths.slice(index, count),
+            all_judged=bool(all_judged),
+            qrels=qrels_rows if max(qrels_rows.n_chunks("all")) == 1 else qrels_rows.rechunk(),
+            qrels_offset=int(qrels_start),
+            distinct_query_hashes=distinct_hashes,
+        ))
+    return blocks
+
+
+def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, proven: bool
+                 ) -> _Judged | None:
+    """The judged rows of one block; None if its rows are not in rank order (checked
+    unless ``proven``). Works on the block's columns one by one: a frame of columns cut
+    into different chunks would be copied into one chunk each."""
+    query, doc, score, rel = n
+    rank = _positions(block.lengths)
+    if not proven and not _in_rank_order(block.run, rank, n):
+        return None
+    queries, docs, scores = (block.run.get_column(c) for c in (query, doc, score))
+    keys = block.run.select(pair_key(query, doc)).to_series()
+    repeated = _repeated_within_queries(queries, keys)
+    kept: pl.Series | None = None
+    if not block.all_judged:
+        kept = queries.is_in(block.qrels.get_column(query).unique().implode())
+    if depth is not None:
+        within = rank <= depth
+        kept = within if kept is None else kept & within
+    if kept is not None:
+        queries, docs, rank, scores, keys = (
+            c.filter(kept) for c in (queries, docs, rank, scores, keys))
+    run_rows, grades, qrels_rows = _matches(
+        queries, docs, keys, block.qrels, n, compare_queries=not block.distinct_query_hashes
+    )
+    columns = [
+        queries,
+        docs,
+        rank,
+        _blank(rank.len(), block.qrels.schema[rel]).scatter(run_rows, grades).alias(rel),
+        scores,
+    ]
+    if tied:
+        columns += _tie_groups(rank, scores)
+    return _Judged(
+        table=pl.DataFrame(_aligned(columns)),
+        found=qrels_rows + block.qrels_offset,
+        repeated=repeated,
+    )
+
+
+def _aligned(columns: list[pl.Series]) -> list[pl.Series]:
+    """The columns cut into the chunks of the first one (zero-copy slices), so that the
+    frame they make has the same chunks in every column (Polars copies otherwise)."""
+    lengths = columns[0].chunk_lengths()
+    if len(lengths) < 2:
+        return [c.rechunk() if c.n_chunks() > 1 else c for c in columns]
+    offsets = [0]
+    for length in lengths[:-1]:
+        offsets.append(offsets[-1] + length)
+    return [
+        c if c.chunk_lengths() == lengths
+        else pl.concat([c.slice(o, m) for o, m in zip(offsets, lengths, strict=True)],
+                       rechunk=False)
+        for c in columns
+    ]
 
 
 def _blank(height: int, dtype: pl.DataType) -> pl.Series:
@@ -105,96 +291,108 @@ def _blank(height: int, dtype: pl.DataType) -> pl.Series:
     return pl.repeat(None, height, dtype=dtype, eager=True)
 
 
-def _in_rank_order(run: pl.DataFrame, n: Names) -> pl.DataFrame:
-    """The run sorted by query, then score descending, then doc (as text) descending, with
-    ``rank``; sorted only if one linear pass finds it out of that order."""
-    query, doc, score, _ = n
-    ranked = run.with_columns(_positions(run.get_column(query)))
-    if not _proven_in_rank_order(ranked, n):
-        # Sorting 7M rows on a text key is slow (seconds); hashing them into queries, then
-        # sorting each query's rows and the queries, is about three times faster.
-        order = [pl.col(score), _as_text(doc, run.schema[doc])]
-        ranked = (
-            run.group_by(query)
-            .agg(pl.exclude(query).sort_by(order, descending=[True, True]))
-            .sort(query)
-            .explode([c for c in run.columns if c != query])
-        )
-        ranked = ranked.with_columns(_positions(ranked.get_column(query)))
-    return ranked.with_columns(pl.col(query).set_sorted())
-
-
-def _has_repeated_keys(ranked: pl.DataFrame, query: str) -> bool:
-    """True if a query has a pair key twice. Counted per query (rows grouped by the query):
-    small hash sets that stay in cache, three times faster than one over the whole run."""
-    per_query = ranked.lazy().group_by(query).agg(pl.col(KEY).n_unique().alias("keys"))
-    return bool(per_query.select(pl.col("keys").sum()).collect().item() != ranked.height)
-
-
-def _of_judged_queries(ranked: pl.DataFrame, qrels: pl.DataFrame, query: str) -> pl.DataFrame:
-    """The rows of queries that have qrels."""
-    judged = qrels.get_column(query).unique().implode()
-    if ranked.filter(pl.col("rank") == 1).get_column(query).is_in(judged).all():
-        return ranked
-    return ranked.filter(pl.col(query).is_in(judged))
-
-
-def _positions(queries: pl.Series) -> pl.Series:
-    """1, 2, ... along each run of equal consecutive values (a query's rows, once grouped)."""
-    lengths = queries.rle().struct.field("len")
+def _positions(lengths: pl.Series) -> pl.Series:
+    """1, 2, ..., len for each query length: the rank of each row of a grouped block."""
     return pl.select(pl.int_ranges(1, lengths + 1, dtype=pl.Int64).explode()).to_series().alias(
         "rank"
     )
 
 
-def _as_text(name: str, dtype: pl.DataType) -> pl.Expr:
-    return pl.col(name) if dtype == pl.String else pl.col(name).cast(pl.String)
+def _as_text(values: pl.Series) -> pl.Series:
+    return values if values.dtype == pl.String else values.cast(pl.String)
 
 
-def _proven_in_rank_order(frame: pl.DataFrame, n: Names) -> bool:
-    """True if rows are sorted by query, then score descending, then doc (as text)
-    descending; ``rank`` must hold :func:`_positions` of the query column."""
-    if frame.height < 2:
+def _in_rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> bool:
+    """True if each query's rows (``rank`` 1, 2, ...) are sorted by score descending, then
+    doc (as text) descending: every row after a query's first is below the row before it.
+    Compared as slices of the columns, so no shifted copy of a column is made."""
+    m = rows.height
+    if m < 2:
         return True
-    # Grouped and ascending: the query of each run of equal queries beats the one before.
-    heads = frame.get_column(n.query).filter(frame.get_column("rank") == 1)
-    if not bool((heads.slice(1) > heads.slice(0, heads.len() - 1)).all()):
-        return False
-    s, d = pl.col(n.score), _as_text(n.doc, frame.schema[n.doc])
-    after = (pl.col("rank") == 1) | (s < s.shift(1)) | ((s == s.shift(1)) & (d < d.shift(1)))
-    return bool(frame.select(after.all()).item())
+    s, d = rows.get_column(n.score), _as_text(rows.get_column(n.doc))
+    this, before = slice(1, m), slice(0, m - 1)
+
+    def part(x: pl.Series, span: slice) -> pl.Series:
+        return x.slice(span.start, span.stop - span.start)
+
+    first = part(rank, this) == 1
+    lower = part(s, this) < part(s, before)
+    tied_lower_doc = (part(s, this) == part(s, before)) & (part(d, this) < part(d, before))
+    return bool((first | lower | tied_lower_doc).all())
 
 
-def _tie_groups(query: str, score: str) -> list[pl.Expr]:
+def _repeated_within_queries(queries: pl.Series, keys: pl.Series) -> bool:
+    """True if a query has a pair key twice (rows grouped by query: one small hash set per
+    query, which stays in cache)."""
+    per_query = (
+        pl.DataFrame([queries.set_sorted(), keys])
+        .lazy()
+        .group_by(queries.name)
+        .agg(pl.col(keys.name).n_unique())
+        .select(pl.col(keys.name).sum())
+    )
+    return bool(per_query.collect().item() != keys.len())
+
+
+def _sorted_run(run: pl.DataFrame, n: Names) -> pl.DataFrame:
+    """The run sorted by query, then score descending, then doc (as text) descending.
+    Sorting 7M rows on a text key is slow (seconds); hashing them into queries, then
+    sorting each query's rows and the queries, is about three times faster."""
+    query, doc, score, _ = n
+    text_doc = pl.col(doc) if run.schema[doc] == pl.String else pl.col(doc).cast(pl.String)
+    others = [c for c in run.columns if c != query]
+    return (
+        run.group_by(query)
+        .agg(pl.col(others).sort_by([pl.col(score), text_doc], descending=[True, True]))
+        .sort(query)
+        .explode(others)
+    )
+
+
+def _tie_groups(rank: pl.Series, scores: pl.Series) -> list[pl.Series]:
     """``tie_first`` and ``tie_size`` of :func:`rankframe.ties.annotate`, for rows in rank
-    order (a tie group is a run of consecutive rows with equal query and score)."""
-    q, s, r = pl.col(query), pl.col(score), pl.col("rank")
-    starts = ((q != q.shift(1)) | (s != s.shift(1))).fill_null(True)
-    ends = ((q != q.shift(-1)) | (s != s.shift(-1))).fill_null(True)
+    order (a tie group is a run of consecutive rows of one query with equal scores; a query
+    starts at rank 1)."""
+    r, s = pl.col("rank"), pl.col(scores.name)
+    starts = ((r == 1) | (s != s.shift(1))).fill_null(True)
+    ends = ((r.shift(-1) == 1) | (s != s.shift(-1))).fill_null(True)
     first = pl.when(starts).then(r).forward_fill()
     last = pl.when(ends).then(r).backward_fill()
-    return [first.alias(TIE_FIRST), (last - first + 1).alias(TIE_SIZE)]
+    frame = pl.DataFrame([rank.rechunk(), scores.rechunk()])
+    return frame.select(first.alias(TIE_FIRST), (last - first + 1).alias(TIE_SIZE)).get_columns()
 
 
 def _row_numbers(name: str) -> pl.Expr:
     return pl.int_range(pl.len(), dtype=pl.get_index_type()).alias(name)
 
 
-def _matches(ranked: pl.DataFrame, qrels: pl.DataFrame, n: Names, *, exact: bool
-             ) -> pl.DataFrame:
-    """The (run row, grade, qrels row) of every ranked row that has a judgement."""
+def _numbers(height: int, name: str) -> pl.Series:
+    """0, 1, ..., height - 1: row numbers."""
+    return pl.int_range(height, dtype=pl.get_index_type(), eager=True).alias(name)
+
+
+def _matches(queries: pl.Series, docs: pl.Series, keys: pl.Series, qrels: pl.DataFrame,
+             n: Names, *, compare_queries: bool) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """(run row, grade, qrels row) of every ranked row (given by its query, doc and pair
+    key) that has a judgement. Matched keys are confirmed on the docs, and on the queries
+    too unless equal keys with equal docs imply equal queries (see the module docstring)."""
     query, doc, _, rel = n
-    probe = ranked.select(KEY, _row_numbers(_RUN_ROW))
-    build = qrels.select(KEY, rel, _row_numbers(_QRELS_ROW))
-    if not exact:
-        matches = probe.join(build, on=KEY, how="inner")
-        run_rows, qrels_rows = matches.get_column(_RUN_ROW), matches.get_column(_QRELS_ROW)
-        if all(
-            ranked.get_column(c).gather(run_rows).equals(qrels.get_column(c).gather(qrels_rows))
-            for c in (query, doc)
-        ):
-            return matches.drop(KEY)
-    # A collision (or a repeated key): join on the ids themselves.
-    probe = ranked.select(query, doc, _row_numbers(_RUN_ROW))
-    build = qrels.select(query, doc, rel, _row_numbers(_QRELS_ROW))
-    return probe.join(build, on=[query, doc], how="inner").select(_RUN_ROW, rel, _QRELS_ROW)
+    probe = pl.DataFrame([keys.rechunk(), _numbers(keys.len(), _RUN_ROW)])
+    build = pl.DataFrame([qrels.get_column(KEY), qrels.get_column(rel),
+                          _numbers(qrels.height, _QRELS_ROW)])
+    matches = build.join(probe, on=KEY, how="inner")
+    run_rows, qrels_rows = matches.get_column(_RUN_ROW), matches.get_column(_QRELS_ROW)
+    compared = [(queries, query), (docs, doc)] if compare_queries else [(docs, doc)]
+    if not all(
+        ids.gather(run_rows).equals(qrels.get_column(c).gather(qrels_rows))
+        for ids, c in compared
+    ):
+        # A collision: join on the ids themselves.
+        probe = pl.DataFrame([queries.rechunk(), docs.rechunk(), _numbers(keys.len(), _RUN_ROW)])
+        build = qrels.select(query, doc, rel, _row_numbers(_QRELS_ROW))
+        matches = probe.join(build, on=[query, doc], how="inner")
+    return (
+        matches.get_column(_RUN_ROW),
+        matches.get_column(rel),
+        matches.get_column(_QRELS_ROW),
+    )

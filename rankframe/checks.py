@@ -216,9 +216,14 @@ def _later(keys: list[str]) -> pl.Expr:
 
 
 def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
-    """True on each row whose key differs from the previous row's, and on the first row."""
-    differs = pl.any_horizontal(pl.col(k) != pl.col(k).shift(1) for k in keys)
-    return data.select(differs.fill_null(True).alias("new_key")).to_series()
+    """True on each row whose key differs from the previous row's, and on the first row:
+    the starts of the runs of equal values of each key column (comparing a column with
+    itself shifted by a row would copy it)."""
+    new_key = pl.repeat(False, data.height, eager=True).alias("new_key")
+    for k in keys:
+        lengths = data.get_column(k).rle().struct.field("len")
+        new_key.scatter(lengths.cum_sum() - lengths, True)
+    return new_key
 
 
 def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -> bool:
@@ -234,11 +239,37 @@ def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series
     new_key = _new_key(data, keys)
     if not _ascending_groups(data, keys, new_key):
         return None
-    r, prev_r = pl.col(rank), pl.col(rank).shift(1)
-    ranks_ok = r.is_null() | (prev_r.is_not_null() & (r > prev_r))
-    if not data.select((pl.lit(new_key) | ranks_ok).all()).item():
-        return None
-    return new_key
+    return new_key if _ranks_increase(data.get_column(rank), new_key) else None
+
+
+# Above this many chunks a column is first copied into one (each chunk costs a few calls).
+_MAX_CHUNKS = 256
+
+
+def _ranks_increase(ranks: pl.Series, new_key: pl.Series) -> bool:
+    """True if each rank is above the one before it, NULL ranks last, except where
+    ``new_key`` starts a new key. Compared chunk by chunk, each chunk with itself shifted
+    by a row: across chunks the shifted column would not line up, and Polars would copy it."""
+    if ranks.n_chunks() > _MAX_CHUNKS:
+        ranks = ranks.rechunk()
+    new_key = new_key.rechunk()
+    offset, previous = 0, None
+    for chunk in ranks.get_chunks():
+        m = chunk.len()
+        if m == 0:
+            continue
+        starts = new_key.slice(offset, m)
+        this, before = chunk.slice(1), chunk.slice(0, m - 1)
+        increasing = this.is_null() | (before.is_not_null() & (this > before))
+        if not (starts.slice(1) | increasing).all():
+            return False
+        first = chunk[0]
+        if offset and not starts[0] and not (
+            first is None or (previous is not None and first > previous)
+        ):
+            return False
+        previous, offset = chunk[m - 1], offset + m
+    return True
 
 
 def _locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:

@@ -163,23 +163,26 @@ def judge(
     query_dtype = id_dtype(fn, query, run_schema[query], qrels_schema[query])
     doc_dtype = id_dtype(fn, doc, run_schema[doc], qrels_schema[doc])
 
-    run_lf = run.lazy().select(
+    run_columns = [
         _cast(query, run_schema[query], query_dtype),
         _cast(doc, run_schema[doc], doc_dtype),
         # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
         (_cast(score, run_schema[score], pl.Float64()) + 0.0).alias(score),
-    )
-    qrels_lf = qrels.lazy().select(
+    ]
+    qrels_columns = [
         _cast(query, qrels_schema[query], query_dtype),
         _cast(doc, qrels_schema[doc], doc_dtype),
         pl.col(rel),
-    )
+    ]
     if isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame):
+        run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
         lazy = _judge_lazy(fn, run_lf, qrels_lf, query, doc, score, rel, depth)
         return annotate(lazy, score=score, by=query) if ties == "average" else lazy
+    # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
     names_ = Names(query, doc, score, rel)
     return judge_eager(
-        fn, run_lf.collect(), qrels_lf.collect(), names_, depth, tied=ties == "average"
+        fn, run.select(run_columns), qrels.select(qrels_columns), names_, depth,
+        tied=ties == "average",
     )
 
 

@@ -5,6 +5,7 @@ pytrec_eval."""
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterator
@@ -341,11 +342,10 @@ def test_hash_collisions_fall_back_to_exact_ids(case: tuple[list[Row], list[Row]
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
     module = importlib.import_module("rankframe._judge_eager")
-    # Every pair hashes to one of two values: duplicates by hash everywhere, wrong matches
-    # in the hash join; the result must not change.
+    # Every id hashes to one of two values: duplicates by hash everywhere, wrong matches
+    # in the hash join, queries sharing a hash; the result must not change.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(module, "pair_key", lambda query, doc: (
-            pl.col(query).hash() % 2).alias(module.KEY))
+        patch.setattr(module, "id_hash", lambda name: pl.col(name).hash() % 2)
         out = judge(run_df, qrels_df, depth=depth)
     assert out.rows() == oracle(run, qrels, depth)
 
@@ -354,3 +354,36 @@ def test_duplicates_with_different_scores_are_found() -> None:
     run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
     with pytest.raises(InputError, match=r"query 'q', document 'a' at rows 0 and 2"):
         judge(run, QRELS)
+
+
+def in_chunks(frame: pl.DataFrame, cuts: list[int]) -> pl.DataFrame:
+    """``frame`` with its columns cut into chunks at the given rows (zero-copy)."""
+    bounds = sorted({0, frame.height, *(c for c in cuts if 0 < c < frame.height)})
+    pieces = [frame.slice(a, b - a) for a, b in itertools.pairwise(bounds)]
+    return pl.concat(pieces, rechunk=False) if len(pieces) > 1 else frame
+
+
+@given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
+       block_rows=st.integers(1, 7), tied=st.booleans(), presorted=st.booleans(),
+       data=st.data())
+def test_blocks_and_chunks_of_any_size_give_the_same_table(
+        case: tuple[list[Row], list[Row]], depth: int | None, block_rows: int, tied: bool,
+        presorted: bool, data: st.DataObject) -> None:
+    run, qrels = case
+    run_df, qrels_df = frames(run, qrels)
+    if presorted:  # in rank order: the path that proves the order instead of sorting
+        run_df = run_df.sort(["qid", "score", pl.col("docid").cast(pl.String)],
+                             descending=[False, True, True])
+    cuts = st.lists(st.integers(0, 40), max_size=4)
+    run_df = in_chunks(run_df, data.draw(cuts))
+    qrels_df = in_chunks(qrels_df, data.draw(cuts))
+    ties = "average" if tied else "docid"
+    whole = judge(run_df.rechunk(), qrels_df.rechunk(), depth=depth, ties=ties)
+    module = importlib.import_module("rankframe._judge_eager")
+    # Tiny blocks: most queries get a block of their own, some blocks hold several, and
+    # chunk boundaries cut some queries; the blocks run on the thread pool.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "BLOCK_ROWS", block_rows)
+        cut = judge(run_df, qrels_df, depth=depth, ties=ties)
+    assert_frame_equal(cut, whole)
+    assert whole.drop("tie_first", "tie_size", strict=False).rows() == oracle(run, qrels, depth)
