@@ -33,6 +33,8 @@ MEASURES = ["-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "P.10", 
 ALL_TOOLS = [
     "rf_polars",
     "rf_duckdb",
+    "rf_polars_run",
+    "rf_duckdb_run",
     "rf_duckdb_sql",
     "rf_polars_eval",
     "rf_duckdb_eval",
@@ -168,11 +170,15 @@ def ratio_rows(res: dict[str, dict[str, Any]]) -> list[tuple[str, str, float, fl
         if num is not None and den:
             rows.append((name, how, num / den, target))
 
-    for eng in ("polars", "duckdb", "duckdb_sql"):
-        rf_total = ph(f"rf_{eng}", "total")
+    pipelines = [
+        (f"rf_{eng}", eng, "read+judge+evaluate") for eng in ("polars", "duckdb", "duckdb_sql")
+    ] + [(f"rf_{eng}_run", f"{eng}, evaluate_run", "read+evaluate_run")
+         for eng in ("polars", "duckdb")]
+    for tool, eng, steps in pipelines:
+        rf_total = ph(tool, "total")
         add(
             f"rf[{eng}] ÷ pytrec_eval, parquet → per-query",
-            "read+judge+evaluate ÷ read+dicts+evaluator+evaluate",
+            f"{steps} ÷ read+dicts+evaluator+evaluate",
             rf_total,
             ph("pytrec_eval", "total"),
             TARGETS["e2e_pytrec"],

@@ -173,6 +173,30 @@ def task_rf_duckdb(data: Path, c: Clock) -> dict[str, object]:
     }
 
 
+def _evaluate_run(data: Path, c: Clock, engine: str) -> dict[str, object]:
+    """parquet -> per-query table in one call, ``rf.evaluate_run`` (no judged table)."""
+    import polars as pl
+
+    import rankframe as rf
+
+    run_p, qrels_p = _paths(data)
+    c.lap("setup")
+    run, qrels = pl.read_parquet(run_p), pl.read_parquet(qrels_p)
+    c.lap("read")
+    out = rf.evaluate_run(run, qrels, MEASURES, engine=engine)  # type: ignore[arg-type]
+    c.lap("evaluate_run")
+    c.phases["total"] = c.phases["read"] + c.phases["evaluate_run"]
+    return {"impl": f"evaluate_run (engine={engine})", "means": means(out), "queries": out.height}
+
+
+def task_rf_polars_run(data: Path, c: Clock) -> dict[str, object]:
+    return _evaluate_run(data, c, "polars")
+
+
+def task_rf_duckdb_run(data: Path, c: Clock) -> dict[str, object]:
+    return _evaluate_run(data, c, "duckdb")
+
+
 def task_rf_polars_eval(data: Path, c: Clock) -> dict[str, object]:
     """Evaluation alone on an already judged in-memory table (Polars)."""
     import polars as pl
@@ -392,6 +416,8 @@ def task_numpy(data: Path, c: Clock) -> dict[str, object]:
 TASKS = {
     "rf_polars": task_rf_polars,
     "rf_duckdb": task_rf_duckdb,
+    "rf_polars_run": task_rf_polars_run,
+    "rf_duckdb_run": task_rf_duckdb_run,
     "rf_polars_eval": task_rf_polars_eval,
     "rf_duckdb_eval": task_rf_duckdb_eval,
     "rf_trec": task_rf_trec,

@@ -6,7 +6,7 @@ Every metric in :mod:`rankframe.metrics` is re-exported here (``rf.ndcg``, ``rf.
 
 from rankframe import metrics as _metrics
 from rankframe.errors import InputError, MeasureError, RankframeError
-from rankframe.evaluate import evaluate, summarize
+from rankframe.evaluate import evaluate, evaluate_run, summarize
 from rankframe.io import read_qrels, read_run
 from rankframe.judge import judge, unjudged_run_queries
 from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
@@ -19,6 +19,7 @@ __all__ = [
     "RankframeError",
     "__version__",
     "evaluate",
+    "evaluate_run",
     "judge",
     "read_qrels",
     "read_run",

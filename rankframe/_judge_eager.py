@@ -34,6 +34,7 @@ import polars as pl
 
 from rankframe import _expr
 from rankframe._judge_input import check_values, raise_duplicate
+from rankframe._series import run_starts
 from rankframe.ties import TIE_FIRST, TIE_SIZE
 
 KEY = "__rankframe_key"
@@ -54,7 +55,8 @@ class _Block(NamedTuple):
     run: pl.DataFrame  # whole queries, queries ascending: (query, doc, score)
     lengths: pl.Series  # rows per query
     all_judged: bool  # every query of the block has qrels
-    qrels: pl.DataFrame  # the qrels rows of the block's query range: (query, doc, rel, KEY)
+    qrels: pl.DataFrame  # (query, doc, rel) of the block's query range (and the qrels-only
+    # queries up to the previous block's range): the blocks' qrels slices cover the qrels
     qrels_offset: int  # row of qrels[0] in the whole (sorted) qrels
     distinct_query_hashes: bool  # no two queries (of either side) share an id_hash
 
@@ -63,6 +65,7 @@ class _Judged(NamedTuple):
     table: pl.DataFrame  # the block's ranked rows with their grades
     found: pl.Series  # rows of the whole sorted qrels that the block retrieved
     repeated: bool  # a pair key occurs twice within a query of the block
+    qrels_repeated: bool  # a pair key occurs twice in the block's qrels
 
 
 def id_hash(name: str) -> pl.Expr:
@@ -83,54 +86,73 @@ def judge_eager(
     depth: int | None,
     *,
     tied: bool = False,
+    positive_only: bool = False,
 ) -> pl.DataFrame:
-    """The judged table (see :func:`rankframe.judge.judge`) from validated, cast frames."""
+    """The judged table (see :func:`rankframe.judge.judge`) from validated, cast frames.
+
+    With ``positive_only``, only what measures that read the rows with a grade > 0 need
+    (see ``Metric.positive_rows``): columns (query, rank, rel), the rows with rel > 0 and
+    one more row of each query (its first), sorted by query; the full table is never built.
+    """
     query, doc, score, rel = n
     check_values(fn, "run", run, query, doc, score)
     check_values(fn, "qrels", qrels, query, doc, rel)
-    keyed = qrels.with_columns(pair_key(query, doc))
-    if keyed.get_column(KEY).n_unique() != keyed.height:
-        # A duplicate pair is raised here; a collision is resolved by the join's check.
-        raise_duplicate(fn, "qrels", qrels, query, doc)
-    keyed = _sorted_by_query(keyed, query)
+    qrels = _sorted_by_query(qrels, query)
 
     def judge_block(block: _Block) -> _Judged | None:
-        return _judge_block(block, n, depth, tied, proven=False)
+        return _judge_block(block, n, depth, tied, proven=False, positive_only=positive_only)
 
     def judge_sorted_block(block: _Block) -> _Judged:
-        judged = _judge_block(block, n, depth, tied, proven=True)
+        judged = _judge_block(block, n, depth, tied, proven=True, positive_only=positive_only)
         assert judged is not None
         return judged
 
-    blocks = _blocks(run, keyed, query)
+    blocks = _blocks(run, qrels, query)
     results = None if blocks is None else _map(judge_block, blocks)
     judged = [r for r in results or [] if r is not None]
     if results is None or len(judged) < len(results):
         # Not in rank order: sorted, then judged without the proof (a pair repeated with
         # one score would fail it, and must reach the duplicate check instead).
-        sorted_blocks = _blocks(_sorted_run(run, n), keyed, query)
+        sorted_blocks = _blocks(_sorted_run(run, n), qrels, query)
         assert sorted_blocks is not None, "a sorted run is grouped by query"
         judged = _map(judge_sorted_block, sorted_blocks)
+    # The blocks' qrels slices cover the qrels; without blocks, they are checked here.
+    if any(r.qrels_repeated for r in judged) or (not judged and _repeated_pairs(qrels, n)):
+        # A duplicate pair is raised; a collision was resolved by the join's check.
+        raise_duplicate(fn, "qrels", qrels, query, doc)
     if any(r.repeated for r in judged):
         raise_duplicate(fn, "run", run, query, doc)
-    extra = [TIE_FIRST, TIE_SIZE] if tied else []
-    retrieved = [r.table for r in judged]
-    found = pl.repeat(False, keyed.height, eager=True)
+    if positive_only:
+        if not judged:
+            return _positive_unretrieved(qrels, n)
+        return pl.concat([r.table for r in judged], rechunk=False)
+    found = pl.repeat(False, qrels.height, eager=True)
     if judged:
         found = found.scatter(pl.concat([r.found for r in judged]), True)
-    unretrieved = (
-        keyed.filter(found.not_())
-        .sort(query, doc)
-        .select(
-            query,
-            doc,
-            pl.lit(None, pl.Int64).alias("rank"),
-            rel,
-            pl.lit(None, pl.Float64).alias(score),
-            *(pl.lit(None, pl.Int64).alias(c) for c in extra),
-        )
+    extra = [TIE_FIRST, TIE_SIZE] if tied else []
+    rows = qrels.filter(found.not_()).sort(query, doc).select(
+        query,
+        doc,
+        pl.lit(None, pl.Int64).alias("rank"),
+        rel,
+        pl.lit(None, pl.Float64).alias(score),
+        *(pl.lit(None, pl.Int64).alias(c) for c in extra),
     )
-    return pl.concat([*retrieved, unretrieved], rechunk=False)
+    return pl.concat([*(r.table for r in judged), rows], rechunk=False)
+
+
+def _repeated_pairs(qrels: pl.DataFrame, n: Names) -> bool:
+    """True if two rows have the same pair key (a duplicate pair or a collision)."""
+    return bool(qrels.select(pair_key(n.query, n.doc).n_unique()).item() != qrels.height)
+
+
+def _positive_unretrieved(qrels: pl.DataFrame, n: Names) -> pl.DataFrame:
+    """judge_eager's ``positive_only`` rows of qrels rows that were not retrieved (sorted by
+    query): those with rel > 0, and the first of each query."""
+    query, _, _, rel = n
+    return qrels.filter((pl.col(rel) > 0) | pl.col(query).is_first_distinct()).select(
+        query, pl.lit(None, pl.Int64).alias("rank"), rel
+    )
 
 
 _Item = TypeVar("_Item")
@@ -148,8 +170,8 @@ def _map(work: Callable[[_Item], _Out], items: Sequence[_Item]) -> list[_Out]:
 
 def _sorted_by_query(frame: pl.DataFrame, query: str) -> pl.DataFrame:
     """``frame`` with its rows grouped by query, queries ascending (sorted only if not)."""
-    heads = frame.get_column(query).rle().struct.field("value")
-    if _ascending(heads):
+    queries = frame.get_column(query)
+    if _ascending(queries.gather(run_starts(queries))):
         return frame.with_columns(pl.col(query).set_sorted())
     return frame.sort(query, maintain_order=True)
 
@@ -166,20 +188,21 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
     A block ends after about ``BLOCK_ROWS`` rows, and at the chunks of the run's query
     column: a query that straddles two chunks gets a block of its own, so that every other
     block is a slice of one chunk (gathers and comparisons across chunks copy them)."""
-    runs = run.get_column(query).rle()
-    lengths, heads = runs.struct.field("len").cast(pl.Int64), runs.struct.field("value")
+    run_queries = run.get_column(query)
+    starts = run_starts(run_queries)
+    heads = run_queries.gather(starts)
     if not _ascending(heads):
         return None
+    lengths = pl.concat([starts, pl.Series([run.height], dtype=pl.Int64)]).diff().slice(1)
     qrels_queries = qrels.get_column(query)
-    qrels_heads = qrels_queries.rle().struct.field("value")
+    qrels_heads = qrels_queries.gather(run_starts(qrels_queries))
     queries = pl.concat([heads, qrels_heads]).unique()
     distinct_hashes = queries.to_frame(query).select(id_hash(query).n_unique()).item() == len(
         queries
     )
     chunk_lengths = pl.Series(run.get_column(query).chunk_lengths(), dtype=pl.Int64)
     chunk_ends = chunk_lengths.cum_sum()
-    ends = lengths.cum_sum()
-    starts = ends - lengths
+    ends = starts + lengths
     chunk = chunk_ends.search_sorted(starts, side="right")  # the chunk of each query's start
     per_query = pl.DataFrame({
         "start": starts,
@@ -203,14 +226,15 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
             pl.col("start").first(),
             pl.col("end").last(),
             pl.col("judged").all().alias("all_judged"),
-            pl.col("judged").any().alias("any_judged"),
         )
-        .filter("any_judged")
     )
-    first = heads.gather(spans.get_column("query"))
     last = heads.gather(spans.get_column("query") + spans.get_column("queries") - 1)
-    qrels_starts = qrels_queries.search_sorted(first, side="left")
-    qrels_stops = qrels_queries.search_sorted(last, side="right")
+    # Each block's qrels run to the end of its last query's, from where the block before
+    # stopped (the last block's to the end): every qrels row is in one block.
+    qrels_stops = qrels_queries.search_sorted(last, side="right").to_list()
+    if qrels_stops:
+        qrels_stops[-1] = qrels.height
+    qrels_starts = [0, *qrels_stops[:-1]][: len(qrels_stops)]
     blocks = []
     for (index, count, start, end, all_judged), qrels_start, qrels_stop in zip(
         spans.select("query", "queries", "start", "end", "all_judged").iter_rows(),
@@ -223,17 +247,18 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
             lengths=lengths.slice(index, count),
             all_judged=bool(all_judged),
             qrels=qrels_rows if max(qrels_rows.n_chunks("all")) == 1 else qrels_rows.rechunk(),
-            qrels_offset=int(qrels_start),
+            qrels_offset=qrels_start,
             distinct_query_hashes=distinct_hashes,
         ))
     return blocks
 
 
-def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, proven: bool
-                 ) -> _Judged | None:
-    """The judged rows of one block; None if its rows are not in rank order (checked
-    unless ``proven``). Works on the block's columns one by one: a frame of columns cut
-    into different chunks would be copied into one chunk each."""
+def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, proven: bool,
+                 positive_only: bool) -> _Judged | None:
+    """The judged rows of one block (with ``positive_only``, those of judge_eager's
+    ``positive_only`` table); None if its rows are not in rank order (checked unless
+    ``proven``). Works on the block's columns one by one: a frame of columns cut into
+    different chunks would be copied into one chunk each."""
     query, doc, score, rel = n
     rank = _positions(block.lengths)
     if not proven and not _in_rank_order(block.run, rank, n):
@@ -241,9 +266,11 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
     queries, docs, scores = (block.run.get_column(c) for c in (query, doc, score))
     keys = block.run.select(pair_key(query, doc)).to_series()
     repeated = _repeated_within_queries(queries, keys)
+    qrels = block.qrels.with_columns(pair_key(query, doc))
+    qrels_repeated = qrels.get_column(KEY).n_unique() != qrels.height
     kept: pl.Series | None = None
     if not block.all_judged:
-        kept = queries.is_in(block.qrels.get_column(query).unique().implode())
+        kept = queries.is_in(qrels.get_column(query).unique().implode())
     if depth is not None:
         within = rank <= depth
         kept = within if kept is None else kept & within
@@ -251,22 +278,23 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
         queries, docs, rank, scores, keys = (
             c.filter(kept) for c in (queries, docs, rank, scores, keys))
     run_rows, grades, qrels_rows = _matches(
-        queries, docs, keys, block.qrels, n, compare_queries=not block.distinct_query_hashes
+        queries, docs, keys, qrels, n, compare_queries=not block.distinct_query_hashes
     )
-    columns = [
-        queries,
-        docs,
-        rank,
-        _blank(rank.len(), block.qrels.schema[rel]).scatter(run_rows, grades).alias(rel),
-        scores,
-    ]
+    graded = _blank(rank.len(), qrels.schema[rel]).scatter(run_rows, grades).alias(rel)
+    if positive_only:
+        # A query's first row has rank 1 (the depth cut keeps it).
+        kept = (graded > 0).fill_null(False) | (rank == 1)
+        found = pl.repeat(False, qrels.height, eager=True).scatter(qrels_rows, True)
+        table = pl.concat([
+            pl.DataFrame([c.filter(kept) for c in (queries, rank, graded)]),
+            _positive_unretrieved(block.qrels.filter(found.not_()), n),
+        ]).sort(query, maintain_order=True)
+        return _Judged(table, qrels_rows, repeated, qrels_repeated)
+    columns = [queries, docs, rank, graded, scores]
     if tied:
         columns += _tie_groups(rank, scores)
-    return _Judged(
-        table=pl.DataFrame(_aligned(columns)),
-        found=qrels_rows + block.qrels_offset,
-        repeated=repeated,
-    )
+    table = pl.DataFrame(_aligned(columns))
+    return _Judged(table, qrels_rows + block.qrels_offset, repeated, qrels_repeated)
 
 
 def _aligned(columns: list[pl.Series]) -> list[pl.Series]:

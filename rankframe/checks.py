@@ -17,6 +17,7 @@ from typing import NamedTuple, overload
 
 import polars as pl
 
+from rankframe._series import chunks, run_starts
 from rankframe.errors import InputError
 
 __all__ = ["check_judged"]
@@ -217,12 +218,10 @@ def _later(keys: list[str]) -> pl.Expr:
 
 def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
     """True on each row whose key differs from the previous row's, and on the first row:
-    the starts of the runs of equal values of each key column (comparing a column with
-    itself shifted by a row would copy it)."""
+    the starts of the runs of equal values of each key column."""
     new_key = pl.repeat(False, data.height, eager=True).alias("new_key")
     for k in keys:
-        lengths = data.get_column(k).rle().struct.field("len")
-        new_key.scatter(lengths.cum_sum() - lengths, True)
+        new_key.scatter(run_starts(data.get_column(k)), True)
     return new_key
 
 
@@ -242,22 +241,13 @@ def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series
     return new_key if _ranks_increase(data.get_column(rank), new_key) else None
 
 
-# Above this many chunks a column is first copied into one (each chunk costs a few calls).
-_MAX_CHUNKS = 256
-
-
 def _ranks_increase(ranks: pl.Series, new_key: pl.Series) -> bool:
     """True if each rank is above the one before it, NULL ranks last, except where
-    ``new_key`` starts a new key. Compared chunk by chunk, each chunk with itself shifted
-    by a row: across chunks the shifted column would not line up, and Polars would copy it."""
-    if ranks.n_chunks() > _MAX_CHUNKS:
-        ranks = ranks.rechunk()
+    ``new_key`` starts a new key (compared chunk by chunk, see :mod:`rankframe._series`)."""
     new_key = new_key.rechunk()
-    offset, previous = 0, None
-    for chunk in ranks.get_chunks():
+    previous = None
+    for offset, chunk in chunks(ranks):
         m = chunk.len()
-        if m == 0:
-            continue
         starts = new_key.slice(offset, m)
         this, before = chunk.slice(1), chunk.slice(0, m - 1)
         increasing = this.is_null() | (before.is_not_null() & (this > before))
@@ -268,7 +258,7 @@ def _ranks_increase(ranks: pl.Series, new_key: pl.Series) -> bool:
             first is None or (previous is not None and first > previous)
         ):
             return False
-        previous, offset = chunk[m - 1], offset + m
+        previous = chunk[m - 1]
     return True
 
 

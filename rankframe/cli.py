@@ -13,7 +13,7 @@ import polars as pl
 
 from rankframe import __version__
 from rankframe.errors import RankframeError
-from rankframe.evaluate import evaluate
+from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
 from rankframe.judge import Ties, judge, unjudged_run_queries
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, measure_names
@@ -184,18 +184,26 @@ def judged_run(run: pl.DataFrame, qrels: pl.DataFrame, *, complete: bool,
     Run queries without qrels are left out (and counted on stderr); qrels queries without
     results are kept only when ``complete`` (trec_eval ``-c``), scoring 0.
     """
-    where = f"{name}: " if name else ""
     judged = judge(run, qrels, depth=depth, ties=ties)
+    return _trec_eval_queries(judged, run, qrels, complete=complete, name=name)
+
+
+def _trec_eval_queries(table: pl.DataFrame, run: pl.DataFrame, qrels: pl.DataFrame, *,
+                       complete: bool, name: str = "") -> pl.DataFrame:
+    """``table`` (judged or per-query, from ``run`` and ``qrels``) on the queries trec_eval
+    evaluates: run queries without qrels are counted on stderr (judge left them out), and
+    qrels queries without results are dropped unless ``complete``."""
+    where = f"{name}: " if name else ""
     unjudged = unjudged_run_queries(run, qrels).height
     if unjudged:
         noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
         print(f"rankframe: {where}{unjudged} run {noun} no qrels and {verb} not evaluated",
               file=sys.stderr)
     if not complete:
-        judged = judged.filter(pl.col("qid").is_in(run["qid"].unique().implode()))
-    if judged.height == 0:
+        table = table.filter(pl.col("qid").is_in(run["qid"].unique().implode()))
+    if table.height == 0:
         raise RankframeError(f"{where}no queries with both results and relevance info")
-    return judged
+    return table
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -204,11 +212,17 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = select(args.m)
-    run = read_run(args.run)
-    judged = judged_run(run, read_qrels(args.qrels), complete=args.c, depth=args.M,
-                        ties=args.ties)
+    run, qrels = read_run(args.run), read_qrels(args.qrels)
     labels = _labels(selected, trec_eval9=args.trec_eval9, ties=args.ties)
-    per_query = evaluate(judged, list(labels.values()), engine=args.engine, threshold=args.l)
+    if args.ties == "docid":
+        # One call: without building the judged table when the measures allow it.
+        per_query = evaluate_run(run, qrels, list(labels.values()), depth=args.M,
+                                 engine=args.engine, threshold=args.l)
+        per_query = _trec_eval_queries(per_query, run, qrels, complete=args.c)
+    else:
+        judged = judged_run(run, qrels, complete=args.c, depth=args.M, ties=args.ties)
+        per_query = evaluate(judged, list(labels.values()), engine=args.engine,
+                             threshold=args.l)
     per_query = per_query.rename({label: name for name, label in labels.items()})
     runid = str(run["tag"][0]) if run.height else ""
     rows = _rows(per_query, selected, runid, per_query_lines=args.q, summary=not args.n)

@@ -16,8 +16,11 @@ import duckdb
 import polars as pl
 
 import rankframe.duckdb as rf_duckdb
+from rankframe import _validate
+from rankframe._judge_eager import Names, judge_eager
 from rankframe.checks import check_frame, check_judged
 from rankframe.errors import InputError, MeasureError
+from rankframe.judge import judge, prepared_columns
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse, parse_all
 
 Engine = Literal["polars", "duckdb"]
@@ -119,15 +122,9 @@ def evaluate(
     >>> rf.evaluate(judged, ["P@1", "mrr"]).rows()
     [('a', 0.0, 0.5), ('b', 1.0, 1.0)]
     """
-    if engine not in ("polars", "duckdb"):
-        raise ValueError(f"evaluate: engine must be 'polars' or 'duckdb', got {engine!r}")
     keys = _keys(query)
-    labels = [measures] if isinstance(measures, str) else list(measures)
-    parsed = parse_all(labels, threshold=threshold)
-    clash = set(labels) & set(keys)
-    if clash:
-        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
-    columns = {"rel": rel, "rank": rank, "tie_first": "tie_first", "tie_size": "tie_size"}
+    parsed = _parsed("evaluate", measures, keys, engine, threshold)
+    columns = _COLUMNS | {"rel": rel, "rank": rank}
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
@@ -137,7 +134,7 @@ def evaluate(
         judged = judged[needed]  # no copy (select would plan a query)
     else:
         judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
-    if all(m.metric.reads_positive_rows_only(m.values) for m in parsed):
+    if _positive_rows_suffice(parsed):
         judged = _positive_rows(judged, keys, rel, new_key)
         if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
                 and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
@@ -147,9 +144,91 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
+    return _measured(judged, parsed, keys, columns, engine, con)
+
+
+_COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
+
+
+def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str,
+            threshold: float) -> list[Measure]:
+    """The measures parsed, after checking the engine and that no label is a key column."""
+    if engine not in ("polars", "duckdb"):
+        raise ValueError(f"{fn}: engine must be 'polars' or 'duckdb', got {engine!r}")
+    labels = [measures] if isinstance(measures, str) else list(measures)
+    parsed = parse_all(labels, threshold=threshold)
+    clash = set(labels) & set(keys)
+    if clash:
+        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
+    return parsed
+
+
+def _positive_rows_suffice(parsed: list[Measure]) -> bool:
+    """True if every measure reads only the rows with a grade > 0 (see the registry)."""
+    return all(m.metric.reads_positive_rows_only(m.values) for m in parsed)
+
+
+def _measured(judged: JudgedTable, parsed: list[Measure], keys: list[str],
+              columns: dict[str, str], engine: Engine,
+              con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
     if engine == "polars":
         return _polars(judged, parsed, keys, columns)
     return _duckdb(judged, parsed, keys, columns, con)
+
+
+def evaluate_run(
+    run: pl.DataFrame | pl.LazyFrame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    measures: str | Sequence[str],
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    depth: int | None = None,
+    engine: Engine = "polars",
+    threshold: float = 1,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> pl.DataFrame:
+    """Per-query values of several measures for a run against its qrels: the table
+    ``evaluate(judge(run, qrels, depth=depth), measures, ...)`` returns, with the same
+    checks and errors, in one call.
+
+    When every measure reads only the rows with a grade > 0 (nDCG, AP, RR, P@k, recall,
+    R-precision and more; each metric declares it in the registry) and both inputs are
+    DataFrames, the judged table is never built: ``judge``'s blocks keep only those rows,
+    plus one row per query, and they are evaluated without checking again a table that was
+    just made valid. Otherwise this is ``evaluate(judge(...))``.
+
+    Parameters are those of :func:`rankframe.judge` (run, qrels, column names, depth) and
+    :func:`evaluate` (measures, engine, threshold, con). ``ties="average"`` measures need
+    ``evaluate(judge(..., ties="average"), ...)``.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> run = pl.DataFrame({"qid": ["a", "a", "b"], "docid": ["x", "y", "x"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pl.DataFrame({"qid": ["a", "b"], "docid": ["y", "z"], "rel": [1, 2]})
+    >>> rf.evaluate_run(run, qrels, ["P@1", "mrr"]).rows()
+    [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
+    """
+    fn = "evaluate_run"
+    parsed = _parsed(fn, measures, [query], engine, threshold)
+    reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
+    if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
+            or not _positive_rows_suffice(parsed)):
+        judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
+        return evaluate(judged, measures, query=query, rel=rel, engine=engine,
+                        threshold=threshold, con=con)
+    depth = _validate.cutoff(fn, depth, name="depth")
+    names = Names(query, doc, score, rel)
+    run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
+    rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
+                       positive_only=True)
+    # Sorted by query by construction: the flag lets the group-by take its sorted path.
+    rows = rows.with_columns(pl.col(query).set_sorted())
+    return _measured(rows, parsed, [query], _COLUMNS | {"rel": rel}, engine, con)
 
 
 def _positive_rows(judged: JudgedTable, keys: list[str], rel: str,

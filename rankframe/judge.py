@@ -150,11 +150,29 @@ def judge(
     fn = "judge"
     depth = _validate.cutoff(fn, depth, name="depth")
     ties = _validate.choice(fn, "ties", ties, ("docid", "average"))
-    names = {"query": query, "doc": doc, "score": score, "rel": rel}
-    if len(set(names.values()) | {"rank"}) != len(names) + 1:
+    names = Names(query, doc, score, rel)
+    run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
+    if isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame):
+        run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
+        lazy = _judge_lazy(fn, run_lf, qrels_lf, query, doc, score, rel, depth)
+        return annotate(lazy, score=score, by=query) if ties == "average" else lazy
+    # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
+    return judge_eager(
+        fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
+        tied=ties == "average",
+    )
+
+
+def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
+                     qrels: pl.DataFrame | pl.LazyFrame, names: Names
+                     ) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The columns :func:`judge` reads from each side, cast to the common id dtypes (see the
+    module's id dtype policy), after checking names, columns and dtypes."""
+    query, doc, score, rel = names
+    if len(set(names) | {"rank"}) != len(names) + 1:
         raise ValueError(
             f"{fn}: query, doc, score and rel must be distinct column names other than "
-            f"'rank'; got {names}"
+            f"'rank'; got {names._asdict()}"
         )
     run_schema = schema_of(run)
     qrels_schema = schema_of(qrels)
@@ -162,7 +180,6 @@ def judge(
     require(fn, "qrels", qrels_schema, {query: "id", doc: "id", rel: "numeric"})
     query_dtype = id_dtype(fn, query, run_schema[query], qrels_schema[query])
     doc_dtype = id_dtype(fn, doc, run_schema[doc], qrels_schema[doc])
-
     run_columns = [
         _cast(query, run_schema[query], query_dtype),
         _cast(doc, run_schema[doc], doc_dtype),
@@ -174,16 +191,7 @@ def judge(
         _cast(doc, qrels_schema[doc], doc_dtype),
         pl.col(rel),
     ]
-    if isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame):
-        run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
-        lazy = _judge_lazy(fn, run_lf, qrels_lf, query, doc, score, rel, depth)
-        return annotate(lazy, score=score, by=query) if ties == "average" else lazy
-    # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
-    names_ = Names(query, doc, score, rel)
-    return judge_eager(
-        fn, run.select(run_columns), qrels.select(qrels_columns), names_, depth,
-        tied=ties == "average",
-    )
+    return run_columns, qrels_columns
 
 
 def _cast(name: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:

@@ -387,3 +387,14 @@ def test_blocks_and_chunks_of_any_size_give_the_same_table(
         cut = judge(run_df, qrels_df, depth=depth, ties=ties)
     assert_frame_equal(cut, whole)
     assert whole.drop("tie_first", "tie_size", strict=False).rows() == oracle(run, qrels, depth)
+
+
+def test_duplicates_in_queries_without_qrels_are_found() -> None:
+    # The query is dropped from the table, but the run is still malformed.
+    run = pl.DataFrame({"qid": ["q", "z", "z"], "docid": ["a", "b", "b"],
+                        "score": [1.0, 2.0, 1.0]})
+    for r, q in ((run, QRELS), (run.lazy(), QRELS.lazy())):
+        with pytest.raises(InputError, match=r"query 'z', document 'b' at rows 1 and 2"):
+            pl.LazyFrame.collect(judge(r, q)) if isinstance(r, pl.LazyFrame) else judge(r, q)
+        with pytest.raises(InputError, match=r"query 'z', document 'b' at rows 1 and 2"):
+            rankframe.evaluate_run(r, q, ["map"])
