@@ -90,13 +90,17 @@ CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
 
 -- With a cutoff, the bounded top-n aggregate max(g, k) (descending, memory O(k)) replaces
 -- sorting every gain; max(g, NULL) is an error, hence the coalesce in the branch that a
--- NULL k never takes.
+-- NULL k never takes. Both aggregates are computed whichever branch is taken, so each one's
+-- filter also tests k: the one not needed sees no rows (collecting every gain in a list
+-- that is then thrown away doubled the cost of nDCG@k).
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
     CASE WHEN k IS NULL
          THEN rf__list_dcg(list_sort(list(rf__gain(rel, gain)) FILTER (
-                  WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'))
+                  WHERE k IS NULL AND rf__gain(rel, gain) > 0
+                    AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'))
          ELSE rf__list_dcg(max(rf__gain(rel, gain), coalesce(k, 1)::BIGINT) FILTER (
-                  WHERE rf__gain(rel, gain) > 0 AND (ideal = 'all' OR rank IS NOT NULL)))
+                  WHERE k IS NOT NULL AND rf__gain(rel, gain) > 0
+                    AND (ideal = 'all' OR rank IS NOT NULL)))
     END;
 
 -- Checks for the user-model, correlation and tie-aware macros.
