@@ -1,13 +1,13 @@
-"""The eager path of :func:`rankframe.judge.judge`: the table of the lazy plan, built from
-in-memory frames in linear passes wherever the data allow.
+"""The eager path of :func:`rankframe.judge.judge` (and of ``evaluate_run``): the table of
+the lazy plan, built from in-memory frames in linear passes wherever the data allow.
 
-- The run is cut into **blocks of whole queries** (about ``BLOCK_ROWS`` rows each) and
-  the qrels into the matching slices (both sorted by query, so a block's qrels are one
-  contiguous range). Each block is ranked, checked and joined on its own, on the
-  thread pool: a block's temporaries are a few MiB, so they stay in cache and the
-  allocator reuses them for the next block, instead of every step of a whole-run pass
-  allocating (and the kernel zeroing) a column of the full length. The id and score
-  columns of the output are zero-copy slices of the input.
+- The run is cut into **blocks of whole queries** (about ``BLOCK_ROWS`` rows, within one
+  chunk of the input) and the qrels into the matching slices (both sorted by query, so a
+  block's qrels are one contiguous range; the slices cover the qrels). Each block is
+  ranked, checked and joined on its own, on a thread pool. A block's temporaries are
+  reused by the allocator for the next block, where whole-run passes would each allocate
+  (and have the kernel zero) columns of the full length; the id and score columns of the
+  output are zero-copy slices of the input.
 - ``rank`` comes from the run lengths of the query column, and one linear pass per block
   proves the rows in rank order (TREC run files usually are); otherwise each query's rows
   are sorted on their own (grouped by hashing), never the whole run on a text key, and
@@ -22,6 +22,8 @@ in-memory frames in linear passes wherever the data allow.
 - The join matches keys alone (typically one run row in ten or fifteen has a judgement);
   the grades are then scattered into the block's ranked rows.
 - The output is the ranked blocks, then the unretrieved qrels rows (sorted by query, doc).
+  With ``positive_only`` each block keeps only the rows a measure reading rows with a
+  grade > 0 needs, its unretrieved qrels rows included, and the full table never exists.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ from rankframe.ties import TIE_FIRST, TIE_SIZE
 KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
-# Rows per block: 2^19 rows of a 16-byte string view column take 8 MiB.
-BLOCK_ROWS = 1 << 19
+# Rows per block: about a parquet row group's. Measured at 7M rows: 2^20 and 2^21 about
+# equal, 2^19 a little slower (more blocks, each a few dozen Polars calls).
+BLOCK_ROWS = 1 << 20
 
 
 class Names(NamedTuple):
@@ -186,8 +189,9 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
     query); None if the run's rows are not grouped by query with queries ascending.
 
     A block ends after about ``BLOCK_ROWS`` rows, and at the chunks of the run's query
-    column: a query that straddles two chunks gets a block of its own, so that every other
-    block is a slice of one chunk (gathers and comparisons across chunks copy them)."""
+    column when they are large: a query that straddles two chunks gets a block of its own,
+    so that every other block is a slice of one chunk (gathers and comparisons across
+    chunks copy them). A block of several chunks is copied into one."""
     run_queries = run.get_column(query)
     starts = run_starts(run_queries)
     heads = run_queries.gather(starts)
@@ -201,6 +205,10 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
         queries
     )
     chunk_lengths = pl.Series(run.get_column(query).chunk_lengths(), dtype=pl.Int64)
+    if len(chunk_lengths) * (BLOCK_ROWS // 4) > run.height:
+        # Small chunks (a CSV reader's, say): cut by rows alone and copy each block into one
+        # chunk, rather than make a block of every chunk.
+        chunk_lengths = pl.Series([run.height], dtype=pl.Int64)
     chunk_ends = chunk_lengths.cum_sum()
     ends = starts + lengths
     chunk = chunk_ends.search_sorted(starts, side="right")  # the chunk of each query's start
@@ -243,10 +251,10 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str) -> list[_Block] 
         rows = run.slice(start, end - start)
         qrels_rows = qrels.slice(qrels_start, qrels_stop - qrels_start)
         blocks.append(_Block(
-            run=rows if max(rows.n_chunks("all")) == 1 else rows.rechunk(),
+            run=rows,
             lengths=lengths.slice(index, count),
             all_judged=bool(all_judged),
-            qrels=qrels_rows if max(qrels_rows.n_chunks("all")) == 1 else qrels_rows.rechunk(),
+            qrels=qrels_rows,
             qrels_offset=qrels_start,
             distinct_query_hashes=distinct_hashes,
         ))
@@ -260,13 +268,15 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
     ``proven``). Works on the block's columns one by one: a frame of columns cut into
     different chunks would be copied into one chunk each."""
     query, doc, score, rel = n
+    run, qrels = _one_chunk(block.run), _one_chunk(block.qrels)
     rank = _positions(block.lengths)
-    if not proven and not _in_rank_order(block.run, rank, n):
+    if not proven and not _in_rank_order(run, rank, n):
         return None
-    queries, docs, scores = (block.run.get_column(c) for c in (query, doc, score))
-    keys = block.run.select(pair_key(query, doc)).to_series()
+    queries, docs, scores = (run.get_column(c) for c in (query, doc, score))
+    keys = run.select(pair_key(query, doc)).to_series()
     repeated = _repeated_within_queries(queries, keys)
-    qrels = block.qrels.with_columns(pair_key(query, doc))
+    unretrieved = qrels
+    qrels = qrels.with_columns(pair_key(query, doc))
     qrels_repeated = qrels.get_column(KEY).n_unique() != qrels.height
     kept: pl.Series | None = None
     if not block.all_judged:
@@ -287,7 +297,7 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
         found = pl.repeat(False, qrels.height, eager=True).scatter(qrels_rows, True)
         table = pl.concat([
             pl.DataFrame([c.filter(kept) for c in (queries, rank, graded)]),
-            _positive_unretrieved(block.qrels.filter(found.not_()), n),
+            _positive_unretrieved(unretrieved.filter(found.not_()), n),
         ]).sort(query, maintain_order=True)
         return _Judged(table, qrels_rows, repeated, qrels_repeated)
     columns = [queries, docs, rank, graded, scores]
@@ -295,6 +305,11 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
         columns += _tie_groups(rank, scores)
     table = pl.DataFrame(_aligned(columns))
     return _Judged(table, qrels_rows + block.qrels_offset, repeated, qrels_repeated)
+
+
+def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every column in one chunk (copied only if it is not)."""
+    return frame if max(frame.n_chunks("all"), default=1) == 1 else frame.rechunk()
 
 
 def _aligned(columns: list[pl.Series]) -> list[pl.Series]:

@@ -12,10 +12,11 @@ from typing import Any
 import polars as pl
 
 from rankframe import __version__
+from rankframe._series import run_starts
 from rankframe.errors import RankframeError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
-from rankframe.judge import Ties, judge, unjudged_run_queries
+from rankframe.judge import Ties, judge
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, measure_names
 from rankframe.trec import NICKNAMES, TREC_MEASURES, TrecMeasure, format_line, select
 
@@ -194,16 +195,24 @@ def _trec_eval_queries(table: pl.DataFrame, run: pl.DataFrame, qrels: pl.DataFra
     evaluates: run queries without qrels are counted on stderr (judge left them out), and
     qrels queries without results are dropped unless ``complete``."""
     where = f"{name}: " if name else ""
-    unjudged = unjudged_run_queries(run, qrels).height
+    queries = _distinct(run.get_column("qid"))
+    unjudged = queries.filter(queries.is_in(qrels.get_column("qid").implode()).not_()).len()
     if unjudged:
         noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
         print(f"rankframe: {where}{unjudged} run {noun} no qrels and {verb} not evaluated",
               file=sys.stderr)
     if not complete:
-        table = table.filter(pl.col("qid").is_in(run["qid"].unique().implode()))
+        table = table.filter(pl.col("qid").is_in(queries.implode()))
     if table.height == 0:
         raise RankframeError(f"{where}no queries with both results and relevance info")
     return table
+
+
+def _distinct(queries: pl.Series) -> pl.Series:
+    """The distinct values of ``queries``: from the first row of each run of equal values
+    when those are distinct already (a run file groups its queries), else by hashing."""
+    heads = queries.gather(run_starts(queries))
+    return heads if heads.n_unique() == heads.len() else queries.unique()
 
 
 def _run_eval(args: argparse.Namespace) -> int:

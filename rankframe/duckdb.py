@@ -124,6 +124,13 @@ class _SharedConnection:
 _shared = _SharedConnection()
 
 
+def preload(con: duckdb.DuckDBPyConnection | None, metrics: set[str]) -> None:
+    """Do now what :func:`connection_for` would do first (connect, load the macros), so that
+    it can overlap other work: ``evaluate_run`` calls it on a thread while it judges."""
+    with connection_for(con, metrics):
+        pass
+
+
 @contextmanager
 def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
                    ) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -9,6 +9,7 @@ mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Literal
 
@@ -224,8 +225,18 @@ def evaluate_run(
     depth = _validate.cutoff(fn, depth, name="depth")
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
-    rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
-                       positive_only=True)
+    connecting = None
+    if engine == "duckdb":
+        # Connecting and loading the macros (tens of ms) overlaps the judging.
+        metrics = {m.metric.name for m in parsed}
+        connecting = threading.Thread(target=rf_duckdb.preload, args=(con, metrics))
+        connecting.start()
+    try:
+        rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names,
+                           depth, positive_only=True)
+    finally:
+        if connecting is not None:
+            connecting.join()
     # Sorted by query by construction: the flag lets the group-by take its sorted path.
     rows = rows.with_columns(pl.col(query).set_sorted())
     return _measured(rows, parsed, [query], _COLUMNS | {"rel": rel}, engine, con)
