@@ -28,17 +28,23 @@ def chunks(values: pl.Series) -> Iterator[tuple[int, pl.Series]]:
             offset += chunk.len()
 
 
+def changes(values: pl.Series) -> pl.Series:
+    """True on each row whose value differs from the previous row's (NULL equals NULL),
+    and on the first row."""
+    pieces: list[pl.Series] = []
+    previous: pl.Series | None = None  # the last value of the chunk before, as a Series
+    for _, chunk in chunks(values):
+        seam = True if previous is None else bool(previous.ne_missing(chunk.slice(0, 1)).item())
+        pieces.append(pl.Series([seam], dtype=pl.Boolean))
+        pieces.append(chunk.slice(1).ne_missing(chunk.slice(0, chunk.len() - 1)))
+        previous = chunk.slice(chunk.len() - 1, 1)
+    if not pieces:
+        return pl.Series(values.name, [], dtype=pl.Boolean)
+    return pl.concat(pieces).alias(values.name)
+
+
 def run_starts(values: pl.Series) -> pl.Series:
     """The row numbers (Int64) where a run of equal consecutive values starts: 0, then every
     row whose value differs from the previous row's (NULL equals NULL)."""
-    starts: list[pl.Series] = []
-    previous: pl.Series | None = None  # the last value of the chunk before, as a Series
-    for offset, chunk in chunks(values):
-        if previous is None or previous.ne_missing(chunk.slice(0, 1)).item():
-            starts.append(pl.Series([offset], dtype=pl.Int64))
-        differs = chunk.slice(1).ne_missing(chunk.slice(0, chunk.len() - 1))
-        starts.append(differs.arg_true().cast(pl.Int64) + (offset + 1))
-        previous = chunk.slice(chunk.len() - 1, 1)
-    if not starts:
-        return pl.Series([], dtype=pl.Int64)
-    return pl.concat(starts)
+    starts: pl.Series = changes(values).arg_true().cast(pl.Int64)
+    return starts

@@ -17,7 +17,7 @@ from typing import NamedTuple, overload
 
 import polars as pl
 
-from rankframe._series import chunks, run_starts
+from rankframe._series import changes, chunks
 from rankframe.errors import InputError
 
 __all__ = ["check_judged"]
@@ -219,10 +219,10 @@ def _later(keys: list[str]) -> pl.Expr:
 def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
     """True on each row whose key differs from the previous row's, and on the first row:
     the starts of the runs of equal values of each key column."""
-    new_key = pl.repeat(False, data.height, eager=True).alias("new_key")
+    new_key = pl.repeat(False, data.height, eager=True)
     for k in keys:
-        new_key.scatter(run_starts(data.get_column(k)), True)
-    return new_key
+        new_key = new_key | changes(data.get_column(k))
+    return new_key.alias("new_key")
 
 
 def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -> bool:

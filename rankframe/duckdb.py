@@ -126,7 +126,8 @@ _shared = _SharedConnection()
 
 def preload(con: duckdb.DuckDBPyConnection | None, metrics: set[str]) -> None:
     """Do now what :func:`connection_for` would do first (connect, load the macros), so that
-    it can overlap other work: ``evaluate_run`` calls it on a thread while it judges."""
+    it can overlap other work: ``evaluate`` and ``evaluate_run`` call it on a thread while
+    they check or judge in Polars."""
     with connection_for(con, metrics):
         pass
 

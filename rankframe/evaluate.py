@@ -10,7 +10,8 @@ mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Literal
 
 import duckdb
@@ -130,18 +131,19 @@ def evaluate(
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
     grouped, new_key = False, None
-    if isinstance(judged, pl.DataFrame):
-        grouped, new_key = check_frame(judged, keys, rel, rank)
-        judged = judged[needed]  # no copy (select would plan a query)
-    else:
-        judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
-    if _positive_rows_suffice(parsed):
-        judged = _positive_rows(judged, keys, rel, new_key)
-        if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
-                and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
-            # Few rows are left: Polars groups them faster after a stable sort than by
-            # hashing (judge's layout has each query's rows in two blocks).
-            judged, grouped = judged.sort(keys, maintain_order=True), True
+    with _connecting_meanwhile(engine, con, parsed):
+        if isinstance(judged, pl.DataFrame):
+            grouped, new_key = check_frame(judged, keys, rel, rank)
+            judged = judged[needed]  # no copy (select would plan a query)
+        else:
+            judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
+        if _positive_rows_suffice(parsed):
+            judged = _positive_rows(judged, keys, rel, new_key)
+            if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
+                    and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
+                # Few rows are left: Polars groups them faster after a stable sort than by
+                # hashing (judge's layout has each query's rows in two blocks).
+                judged, grouped = judged.sort(keys, maintain_order=True), True
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
@@ -167,6 +169,23 @@ def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str
 def _positive_rows_suffice(parsed: list[Measure]) -> bool:
     """True if every measure reads only the rows with a grade > 0 (see the registry)."""
     return all(m.metric.reads_positive_rows_only(m.values) for m in parsed)
+
+
+@contextmanager
+def _connecting_meanwhile(engine: Engine, con: duckdb.DuckDBPyConnection | None,
+                          parsed: list[Measure]) -> Iterator[None]:
+    """For the DuckDB engine without a ``con``: make the shared connection and load the
+    macros (tens of ms on first use) on a thread while the block's Polars work runs."""
+    if engine != "duckdb" or con is not None:
+        yield
+        return
+    metrics = {m.metric.name for m in parsed}
+    thread = threading.Thread(target=rf_duckdb.preload, args=(None, metrics), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
 
 
 def _measured(judged: JudgedTable, parsed: list[Measure], keys: list[str],
@@ -225,18 +244,9 @@ def evaluate_run(
     depth = _validate.cutoff(fn, depth, name="depth")
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
-    connecting = None
-    if engine == "duckdb":
-        # Connecting and loading the macros (tens of ms) overlaps the judging.
-        metrics = {m.metric.name for m in parsed}
-        connecting = threading.Thread(target=rf_duckdb.preload, args=(con, metrics))
-        connecting.start()
-    try:
+    with _connecting_meanwhile(engine, con, parsed):
         rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names,
                            depth, positive_only=True)
-    finally:
-        if connecting is not None:
-            connecting.join()
     # Sorted by query by construction: the flag lets the group-by take its sorted path.
     rows = rows.with_columns(pl.col(query).set_sorted())
     return _measured(rows, parsed, [query], _COLUMNS | {"rel": rel}, engine, con)
