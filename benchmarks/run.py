@@ -1,7 +1,8 @@
 """rankframe against trec_eval-style tools, measured side by side in one run.
 
-Every tool runs in a fresh subprocess (``benchmarks/tasks.py``) ``--repeat`` times; we
-report the median of each phase and the median peak RSS of the child (``os.wait4``).
+Every tool runs in a fresh subprocess (``benchmarks/tasks.py``) ``--repeat`` times, the
+tools interleaved; we report the median of each phase and the median peak RSS of the child
+(``os.wait4``).
 Ratios are rankframe ÷ peer, so < 1 means rankframe is faster. The machine is shared and
 noisy: read medians and ratios, not absolute numbers.
 
@@ -129,25 +130,26 @@ def median_result(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(tools: list[str], data: Path, repeat: int) -> dict[str, dict[str, Any]]:
-    results: dict[str, dict[str, Any]] = {}
+    """Every tool ``repeat`` times, interleaved (round 1: each tool once, round 2: each tool
+    again, ...), so that a slow spell of the shared machine hits every tool alike."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    tools = ["rf_trec" if t == "rf_cli" and not cli_available() else t for t in tools]
+    results: dict[str, dict[str, Any]] = {}
+    runs: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
+    with tempfile.TemporaryDirectory() as cache:
+        # ranx's JIT compile: an empty numba cache (a user's very first call) — once; the
+        # later ranx runs reuse the cache it fills.
+        ranx_env = dict(env, NUMBA_CACHE_DIR=cache)
+        if "ranx" in tools:
+            results["ranx_compile"] = median_result([run_task("ranx", data, ranx_env)])
+            print(f"  ranx (empty numba cache): {fmt_phases(results['ranx_compile'])}",
+                  flush=True)
+        for round_ in range(1, repeat + 1):
+            for tool in tools:
+                runs[tool].append(run_task(tool, data, ranx_env if tool == "ranx" else env))
+                print(f"  round {round_} {tool}: {fmt_phases(runs[tool][-1])}", flush=True)
     for tool in tools:
-        if tool == "rf_cli" and not cli_available():
-            tool = "rf_trec"  # stand-in until `rankframe eval` exists
-        if tool == "ranx":
-            # JIT compile: an empty numba cache (a user's very first call) — once.
-            with tempfile.TemporaryDirectory() as cache:
-                compile_env = dict(env, NUMBA_CACHE_DIR=cache)
-                results["ranx_compile"] = median_result([run_task("ranx", data, compile_env)])
-                print(
-                    f"  ranx (empty numba cache): {fmt_phases(results['ranx_compile'])}", flush=True
-                )
-                runs = [run_task("ranx", data, compile_env) for _ in range(repeat)]
-            results["ranx"] = median_result(runs)
-        else:
-            runs = [run_task(tool, data, env) for _ in range(repeat)]
-            results[tool] = median_result(runs)
-        print(f"  {tool}: {fmt_phases(results[tool])}", flush=True)
+        results[tool] = median_result(runs[tool])
     return results
 
 

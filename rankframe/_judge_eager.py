@@ -100,7 +100,7 @@ def judge_eager(
     query, doc, score, rel = n
     check_values(fn, "run", run, query, doc, score)
     check_values(fn, "qrels", qrels, query, doc, rel)
-    qrels = _sorted_by_query(qrels, query)
+    given, qrels = qrels, _sorted_by_query(qrels, query)  # errors name the rows as given
 
     def judge_block(block: _Block) -> _Judged | None:
         return _judge_block(block, n, depth, tied, proven=False, positive_only=positive_only)
@@ -122,7 +122,7 @@ def judge_eager(
     # The blocks' qrels slices cover the qrels; without blocks, they are checked here.
     if any(r.qrels_repeated for r in judged) or (not judged and _repeated_pairs(qrels, n)):
         # A duplicate pair is raised; a collision was resolved by the join's check.
-        raise_duplicate(fn, "qrels", qrels, query, doc)
+        raise_duplicate(fn, "qrels", given, query, doc)
     if any(r.repeated for r in judged):
         raise_duplicate(fn, "run", run, query, doc)
     if positive_only:
@@ -299,7 +299,7 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
             pl.DataFrame([c.filter(kept) for c in (queries, rank, graded)]),
             _positive_unretrieved(unretrieved.filter(found.not_()), n),
         ]).sort(query, maintain_order=True)
-        return _Judged(table, qrels_rows, repeated, qrels_repeated)
+        return _Judged(table, qrels_rows + block.qrels_offset, repeated, qrels_repeated)
     columns = [queries, docs, rank, graded, scores]
     if tied:
         columns += _tie_groups(rank, scores)

@@ -398,3 +398,12 @@ def test_duplicates_in_queries_without_qrels_are_found() -> None:
             pl.LazyFrame.collect(judge(r, q)) if isinstance(r, pl.LazyFrame) else judge(r, q)
         with pytest.raises(InputError, match=r"query 'z', document 'b' at rows 1 and 2"):
             rankframe.evaluate_run(r, q, ["map"])
+
+
+def test_duplicates_are_named_by_the_rows_as_given() -> None:
+    # The qrels are sorted by query inside judge; the error still names the input's rows.
+    qrels = pl.DataFrame({"qid": ["r", "q", "r"], "docid": ["a", "b", "a"], "rel": [1, 0, 2]})
+    run = pl.DataFrame({"qid": ["r"], "docid": ["a"], "score": [1.0]})
+    for fn in (judge, lambda r, q: rankframe.evaluate_run(r, q, ["map"])):
+        with pytest.raises(InputError, match=r"query 'r', document 'a' at rows 0 and 2"):
+            fn(run, qrels)
