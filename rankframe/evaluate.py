@@ -175,7 +175,8 @@ def _positive_rows_suffice(parsed: list[Measure]) -> bool:
 def _connecting_meanwhile(engine: Engine, con: duckdb.DuckDBPyConnection | None,
                           parsed: list[Measure]) -> Iterator[None]:
     """For the DuckDB engine without a ``con``: make the shared connection and load the
-    macros (tens of ms on first use) on a thread while the block's Polars work runs."""
+    macros (tens of ms on first use) on a thread while the Polars work inside the ``with``
+    statement runs."""
     if engine != "duckdb" or con is not None:
         yield
         return
