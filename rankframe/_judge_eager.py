@@ -266,7 +266,9 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
     """The judged rows of one block (with ``positive_only``, those of judge_eager's
     ``positive_only`` table); None if its rows are not in rank order (checked unless
     ``proven``). Works on the block's columns one by one: a frame of columns cut into
-    different chunks would be copied into one chunk each."""
+    different chunks would be copied into one chunk each, so the block's own frames are made
+    one chunk first (a copy only for a block that spans chunks) and everything derived from
+    them is one chunk too."""
     query, doc, score, rel = n
     run, qrels = _one_chunk(block.run), _one_chunk(block.qrels)
     rank = _positions(block.lengths)
@@ -303,30 +305,13 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, *, prov
     columns = [queries, docs, rank, graded, scores]
     if tied:
         columns += _tie_groups(rank, scores)
-    table = pl.DataFrame(_aligned(columns))
+    table = pl.DataFrame(columns)
     return _Judged(table, qrels_rows + block.qrels_offset, repeated, qrels_repeated)
 
 
 def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with every column in one chunk (copied only if it is not)."""
     return frame if max(frame.n_chunks("all"), default=1) == 1 else frame.rechunk()
-
-
-def _aligned(columns: list[pl.Series]) -> list[pl.Series]:
-    """The columns cut into the chunks of the first one (zero-copy slices), so that the
-    frame they make has the same chunks in every column (Polars copies otherwise)."""
-    lengths = columns[0].chunk_lengths()
-    if len(lengths) < 2:
-        return [c.rechunk() if c.n_chunks() > 1 else c for c in columns]
-    offsets = [0]
-    for length in lengths[:-1]:
-        offsets.append(offsets[-1] + length)
-    return [
-        c if c.chunk_lengths() == lengths
-        else pl.concat([c.slice(o, m) for o, m in zip(offsets, lengths, strict=True)],
-                       rechunk=False)
-        for c in columns
-    ]
 
 
 def _blank(height: int, dtype: pl.DataType) -> pl.Series:
@@ -401,7 +386,7 @@ def _tie_groups(rank: pl.Series, scores: pl.Series) -> list[pl.Series]:
     ends = ((r.shift(-1) == 1) | (s != s.shift(-1))).fill_null(True)
     first = pl.when(starts).then(r).forward_fill()
     last = pl.when(ends).then(r).backward_fill()
-    frame = pl.DataFrame([rank.rechunk(), scores.rechunk()])
+    frame = pl.DataFrame([rank, scores])
     return frame.select(first.alias(TIE_FIRST), (last - first + 1).alias(TIE_SIZE)).get_columns()
 
 
@@ -420,7 +405,7 @@ def _matches(queries: pl.Series, docs: pl.Series, keys: pl.Series, qrels: pl.Dat
     key) that has a judgement. Matched keys are confirmed on the docs, and on the queries
     too unless equal keys with equal docs imply equal queries (see the module docstring)."""
     query, doc, _, rel = n
-    probe = pl.DataFrame([keys.rechunk(), _numbers(keys.len(), _RUN_ROW)])
+    probe = pl.DataFrame([keys, _numbers(keys.len(), _RUN_ROW)])
     build = pl.DataFrame([qrels.get_column(KEY), qrels.get_column(rel),
                           _numbers(qrels.height, _QRELS_ROW)])
     matches = build.join(probe, on=KEY, how="inner")
@@ -431,7 +416,7 @@ def _matches(queries: pl.Series, docs: pl.Series, keys: pl.Series, qrels: pl.Dat
         for ids, c in compared
     ):
         # A collision: join on the ids themselves.
-        probe = pl.DataFrame([queries.rechunk(), docs.rechunk(), _numbers(keys.len(), _RUN_ROW)])
+        probe = pl.DataFrame([queries, docs, _numbers(keys.len(), _RUN_ROW)])
         build = qrels.select(query, doc, rel, _row_numbers(_QRELS_ROW))
         matches = probe.join(build, on=[query, doc], how="inner")
     return (
