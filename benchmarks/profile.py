@@ -29,8 +29,8 @@ import tasks  # noqa: E402
 
 import rankframe as rf  # noqa: E402
 import rankframe.duckdb as rfdb  # noqa: E402
-from rankframe.checks import check_judged  # noqa: E402
 from rankframe.measures import parse_all  # noqa: E402
+from rankframe.table.checks import check_judged  # noqa: E402
 
 LINES: list[str] = []
 

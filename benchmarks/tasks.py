@@ -40,7 +40,7 @@ class Clock:
 
 
 def has_api() -> bool:
-    """True once rankframe.judge / rankframe.evaluate (issue: Python API) exist."""
+    """True once rankframe.table.judge / rankframe.evaluate (issue: Python API) exist."""
     import rankframe as rf
 
     return all(hasattr(rf, n) for n in ("judge", "evaluate"))

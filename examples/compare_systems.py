@@ -21,9 +21,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rankframe import plots, report
-from rankframe.cli_compare import per_query_table
-from rankframe.compare import compare
+from rankframe.analysis import plots, report
+from rankframe.analysis.compare import compare
+from rankframe.cli.compare import per_query_table
 
 DATA = Path(__file__).resolve().parent / "data"
 OUT = Path(os.environ.get("RANKFRAME_PLOT_DIR") or tempfile.mkdtemp(prefix="rankframe-compare-"))

@@ -8,8 +8,8 @@ from rankframe import metrics as _metrics
 from rankframe.errors import InputError, MeasureError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run, summarize
 from rankframe.io import read_qrels, read_run
-from rankframe.judge import judge, unjudged_run_queries
 from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
+from rankframe.table.judge import judge, unjudged_run_queries
 
 __version__ = "0.1.0"
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from rankframe.cli import main
+from rankframe.cli.main import main
 
 sys.exit(main())

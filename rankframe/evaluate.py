@@ -17,13 +17,11 @@ from typing import Literal
 import duckdb
 import polars as pl
 
-import rankframe.duckdb as rf_duckdb
-from rankframe import _validate
-from rankframe._judge_eager import Names, judge_eager
-from rankframe.checks import check_frame, check_judged
+import rankframe.faces.duckdb as rf_duckdb
 from rankframe.errors import InputError, MeasureError
-from rankframe.judge import judge, prepared_columns
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse, parse_all
+from rankframe.table.checks import check_frame, check_judged
+from rankframe.table.judge import judge, judge_positive_rows, positive_rows
 
 Engine = Literal["polars", "duckdb"]
 JudgedTable = pl.DataFrame | pl.LazyFrame
@@ -99,7 +97,7 @@ def evaluate(
     Parameters
     ----------
     judged
-        The judged long table (SEMANTICS.md §1), e.g. from :func:`rankframe.judge`.
+        The judged long table (SEMANTICS.md §1), e.g. from :func:`rankframe.table.judge`.
     measures
         Measure strings such as ``"ndcg@10"``, ``"P@10"``, ``"map"``, ``"mrr@10"`` or
         trec_eval names (``"ndcg_cut_10"``, ``"P_10"``); each becomes a column so named.
@@ -138,7 +136,7 @@ def evaluate(
         else:
             judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
         if _positive_rows_suffice(parsed):
-            judged = _positive_rows(judged, keys, rel, new_key)
+            judged = positive_rows(judged, keys, rel, new_key)
             if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
                     and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
                 # Few rows are left: Polars groups them faster after a stable sort than by
@@ -221,7 +219,7 @@ def evaluate_run(
     plus one row per query, and they are evaluated without checking again a table that was
     just made valid. Otherwise this is ``evaluate(judge(...))``.
 
-    Parameters are those of :func:`rankframe.judge` (run, qrels, column names, depth) and
+    Parameters are those of :func:`rankframe.table.judge` (run, qrels, column names, depth) and
     :func:`evaluate` (measures, engine, threshold, con). ``ties="average"`` measures need
     ``evaluate(judge(..., ties="average"), ...)``.
 
@@ -242,30 +240,10 @@ def evaluate_run(
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
                         threshold=threshold, con=con)
-    depth = _validate.cutoff(fn, depth, name="depth")
-    names = Names(query, doc, score, rel)
-    run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
     with _connecting_meanwhile(engine, con, parsed):
-        rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names,
-                           depth, positive_only=True)
-    # Sorted by query by construction: the flag lets the group-by take its sorted path.
-    rows = rows.with_columns(pl.col(query).set_sorted())
+        rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
+                                   depth=depth)
     return _measured(rows, parsed, [query], _COLUMNS | {"rel": rel}, engine, con)
-
-
-def _positive_rows(judged: JudgedTable, keys: list[str], rel: str,
-                   new_key: pl.Series | None) -> JudgedTable:
-    """The rows with rel > 0, plus the first row of each block of equal query keys (so that
-    every query keeps a row and a value): all that measures reading only positive rows need.
-    In a judged run most rows are unjudged or non-relevant, so this is usually a small
-    fraction of the table, in the same order. ``new_key`` marks the block starts when the
-    check has found them already."""
-    if new_key is None:
-        starts = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
-        block_start = starts.fill_null(True)
-    else:
-        block_start = pl.lit(new_key)
-    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start)
 
 
 def _aggregate(measure: Measure) -> pl.Expr:

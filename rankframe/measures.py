@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rankframe.errors import MeasureError
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
 
 Summary = Literal["mean", "sum", "gmean"]
 

@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
 
 # Every data column a registered metric reads, under its own name (rel, rank first).
 COLUMNS = {"rel": "rel", "rank": "rank",

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from rankframe.checks import _locate_problem, _valid_in_order, check_frame, check_judged
 from rankframe.errors import InputError
+from rankframe.table.checks import _locate_problem, _valid_in_order, check_frame, check_judged
 from tests.strategies import judged_tables
 
 GOOD = pl.DataFrame({"qid": ["a", "a", "a", "b", "b"], "rank": [1, 2, None, 1, None],

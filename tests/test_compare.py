@@ -1,4 +1,4 @@
-"""rankframe.compare: paired tests, intervals and corrections checked against SciPy, exact
+"""rankframe.analysis.compare: paired tests, intervals and corrections checked against SciPy, exact
 enumeration, hand-computed corrections and a coverage simulation."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 np = pytest.importorskip("numpy")
 stats = pytest.importorskip("scipy.stats")
 
-from rankframe import compare as compare_module  # noqa: E402
-from rankframe.compare import COLUMNS, adjust_pvalues, compare  # noqa: E402
+from rankframe.analysis import compare as compare_module  # noqa: E402
+from rankframe.analysis.compare import COLUMNS, adjust_pvalues, compare  # noqa: E402
 from rankframe.errors import InputError, MeasureError  # noqa: E402
 
 
@@ -466,7 +466,7 @@ def test_cli_compare_markdown_latex_and_errors(
 def test_cli_compare_add_parser_standalone() -> None:
     import argparse
 
-    from rankframe import cli_compare
+    from rankframe.cli import compare as cli_compare
 
     parser = argparse.ArgumentParser(prog="x")
     cli_compare.add_parser(parser.add_subparsers(dest="command"))

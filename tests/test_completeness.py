@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 import rankframe
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
 from tests.conftest import SQL_DIR
 
 MACRO_DEFINITION = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)", re.IGNORECASE)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankframe as rf
-from rankframe.registry import METRICS
+from rankframe.metrics.registry import METRICS
 from tests.faces import duckdb_face, polars_face
 from tests.strategies import paired_tables, ranking_tables
 

@@ -57,7 +57,7 @@ def test_positive_measures_skip_the_judged_table(
     cuts = st.lists(st.integers(0, 40), max_size=3)
     run_df, qrels_df = in_chunks(run_df, data.draw(cuts)), in_chunks(qrels_df, data.draw(cuts))
     want = expected(run_df, qrels_df, labels, depth, engine)
-    module = importlib.import_module("rankframe._judge_eager")
+    module = importlib.import_module("rankframe.table.blocks")
     with pytest.MonkeyPatch.context() as patch:  # tiny blocks, on the thread pool
         patch.setattr(module, "BLOCK_ROWS", block_rows)
         got = rf.evaluate_run(run_df, qrels_df, labels, depth=depth,

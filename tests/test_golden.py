@@ -8,7 +8,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from rankframe.registry import METRICS
+from rankframe.metrics.registry import METRICS
 from tests.faces import duckdb_face, polars_face, reference_face
 
 BINARY_135 = [1, 0, 1, 0, 1]            # relevant at ranks 1, 3, 5; R = 3

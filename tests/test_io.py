@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from rankframe import io
 from rankframe.errors import InputError
 from rankframe.io import read_qrels, read_run
+from rankframe.io import trec as io
 
 RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "rank": pl.Int64, "score": pl.Float64,
               "tag": pl.String}

@@ -22,8 +22,8 @@ from polars.testing import assert_frame_equal
 
 import rankframe
 from rankframe.errors import InputError
-from rankframe.judge import judge, unjudged_run_queries
-from rankframe.ties import annotate
+from rankframe.table.judge import judge, unjudged_run_queries
+from rankframe.table.ties import annotate
 
 Row = tuple[Any, Any, Any]
 
@@ -296,7 +296,7 @@ def test_judge_and_metrics_match_pytrec_eval(case: tuple[list[Row], list[Row]]) 
         assert values[qid] == pytest.approx((measures["ndcg"], measures["map"]), abs=1e-9), qid
 
 
-# --- ties="average": the tie-group columns of rankframe.ties.annotate ----------------------
+# --- ties="average": the tie-group columns of rankframe.table.ties.annotate ----------------------
 
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)))
@@ -341,7 +341,7 @@ def test_hash_collisions_fall_back_to_exact_ids(case: tuple[list[Row], list[Row]
                                                 depth: int | None) -> None:
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
-    module = importlib.import_module("rankframe._judge_eager")
+    module = importlib.import_module("rankframe.table.blocks")
     # Every id hashes to one of two values: duplicates by hash everywhere, wrong matches
     # in the hash join, queries sharing a hash; the result must not change.
     with pytest.MonkeyPatch.context() as patch:
@@ -379,7 +379,7 @@ def test_blocks_and_chunks_of_any_size_give_the_same_table(
     qrels_df = in_chunks(qrels_df, data.draw(cuts))
     ties = "average" if tied else "docid"
     whole = judge(run_df.rechunk(), qrels_df.rechunk(), depth=depth, ties=ties)
-    module = importlib.import_module("rankframe._judge_eager")
+    module = importlib.import_module("rankframe.table.blocks")
     # Tiny blocks: most queries get a block of their own, some blocks hold several, and
     # chunk boundaries cut some queries; the blocks run on the thread pool.
     with pytest.MonkeyPatch.context() as patch:

@@ -12,7 +12,7 @@ import pytest
 import rankframe as rf
 from rankframe.errors import MeasureError
 from rankframe.measures import parse
-from rankframe.trec import select
+from rankframe.trec_eval import select
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("ndcg@10", "ndcg", {"k": 10}),

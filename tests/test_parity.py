@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
 from tests.faces import duckdb_face, polars_face, reference_face
 from tests.strategies import metric_params, tables_for
 

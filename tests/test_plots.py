@@ -1,4 +1,4 @@
-"""rankframe.plots: every plot renders to PNG and SVG with the expected content."""
+"""rankframe.analysis.plots: every plot renders to PNG and SVG with the expected content."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from rankframe.errors import InputError, MeasureError
-from rankframe.plots import (
+from rankframe.analysis.plots import (
     metric_at_k,
     per_query_difference,
     precision_recall,
     save,
 )
+from rankframe.errors import InputError, MeasureError
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LEVELS = [i / 10 for i in range(11)]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe.measures import parse_all
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
 from tests.faces import duckdb_face, polars_face
 from tests.strategies import metric_params, tables_for
 

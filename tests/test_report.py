@@ -1,18 +1,18 @@
-"""rankframe.report: golden text, Markdown and LaTeX renderings of a fixed comparison."""
+"""rankframe.analysis.report: golden text, Markdown and LaTeX renderings of a fixed comparison."""
 
 from __future__ import annotations
 
 import polars as pl
 import pytest
 
-from rankframe.errors import InputError
-from rankframe.report import (
+from rankframe.analysis.report import (
     significance_markers,
     system_letters,
     to_latex,
     to_markdown,
     to_text,
 )
+from rankframe.errors import InputError
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_ties_for_best_are_all_bold_and_missing_cells_dash() -> None:
 
 def test_end_to_end_with_compare() -> None:
     pytest.importorskip("scipy")
-    from rankframe.compare import compare
+    from rankframe.analysis.compare import compare
 
     per_query = pl.DataFrame({
         "system": ["base"] * 6 + ["better"] * 6 + ["worse"] * 6,

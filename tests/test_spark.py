@@ -36,8 +36,8 @@ from pyspark.sql import types as T
 
 import rankframe.spark as rfs
 from rankframe.errors import InputError
-from rankframe.judge import judge as polars_judge
-from rankframe.registry import METRICS, Metric
+from rankframe.metrics.registry import METRICS, Metric
+from rankframe.table.judge import judge as polars_judge
 from tests.faces import COLUMNS, reference_face
 from tests.strategies import judged_tables, metric_params
 

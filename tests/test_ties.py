@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 
 import rankframe as rf
-from rankframe import reference
 from rankframe.errors import InputError
-from rankframe.registry import METRICS
-from rankframe.ties import annotate
+from rankframe.faces import oracle as reference
+from rankframe.metrics.registry import METRICS
+from rankframe.table.ties import annotate
 from tests.faces import duckdb_face, polars_face
 from tests.strategies import judged_tables, metric_params
 

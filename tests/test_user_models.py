@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankframe as rf
-from rankframe.registry import METRICS
+from rankframe.metrics.registry import METRICS
 from tests.faces import duckdb_face, polars_face, reference_face
 from tests.strategies import judged_tables
 

@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from rankframe.registry import METRICS, Metric, Param
+from rankframe.metrics.registry import METRICS, Metric, Param
 from tests.faces import COLUMNS
 
 BAD_VALUES: dict[str, list[Any]] = {

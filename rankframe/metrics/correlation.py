@@ -24,9 +24,8 @@ import math
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import IntoExpr, col, geometric_weight
-from rankframe.metrics import _args
+from rankframe import validation
+from rankframe.metrics.expr import IntoExpr, col, geometric_weight
 
 
 def _paired(x: pl.Expr, y: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -103,7 +102,7 @@ def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0
     >>> round(df.select(rf.kendall_distance("a", y="b")).item(), 4)
     0.1667
     """
-    weight = _validate.unit_interval("kendall_distance", "penalty", penalty)
+    weight = validation.unit_interval("kendall_distance", "penalty", penalty)
     c = _pair_counts(col(x), col(y))
     untied = c["n0"] - c["tx"] - c["ty"] + c["txy"]
     discordant = (untied - c["s"]) / 2.0
@@ -173,9 +172,9 @@ def rbo(
     0.63
     """
     fn = "rbo"
-    p = _args.persistence(fn, p)
-    cut = _validate.cutoff(fn, depth, name="depth")
-    extra = _args.flag(fn, "extrapolated", extrapolated)
+    p = validation.persistence(fn, p)
+    cut = validation.cutoff(fn, depth, name="depth")
+    extra = validation.flag(fn, "extrapolated", extrapolated)
     a, b = col(rank_a).cast(pl.Int64), col(rank_b).cast(pl.Int64)
     if cut is not None:
         a = pl.when(a <= cut).then(a)

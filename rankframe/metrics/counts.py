@@ -10,8 +10,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import IntoExpr, col, count, label, ratio, relevant, retrieved
+from rankframe import validation
+from rankframe.metrics.expr import IntoExpr, col, count, label, ratio, relevant, retrieved
 
 PrecisionDivisor = Literal["k", "min"]
 
@@ -62,9 +62,9 @@ def precision(
     0.5
     """
     fn = "precision"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    divisor = _validate.choice(fn, "divisor", divisor, ("k", "min"))
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
     return _precision(col(rel), col(rank), k, threshold, divisor).alias(label("P", k))
 
 
@@ -87,8 +87,8 @@ def recall(
     0.5
     """
     fn = "recall"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     return _recall(col(rel), col(rank), k, threshold).alias(label("recall", k))
 
 
@@ -116,11 +116,11 @@ def f1(
     0.5714
     """
     fn = "f1"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    w = _validate.positive_number(fn, "beta", beta) ** 2
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    w = validation.positive_number(fn, "beta", beta) ** 2
     if recall_weight is not None:
-        w = _validate.positive_number(fn, "recall_weight", recall_weight)
+        w = validation.positive_number(fn, "recall_weight", recall_weight)
     p = _precision(col(rel), col(rank), k, threshold, "k")
     r = _recall(col(rel), col(rank), k, threshold)
     return ratio((1.0 + w) * p * r, w * p + r).alias(label("f1", k))
@@ -143,8 +143,8 @@ def hit_rate(
     (0.0, 1.0)
     """
     fn = "hit_rate"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     hits = _hits(col(rel), col(rank), k, threshold)
     return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
 
@@ -159,7 +159,7 @@ def num_ret(
 
     ``rel`` is accepted for a uniform signature and not read.
     """
-    k = _validate.cutoff("num_ret", k)
+    k = validation.cutoff("num_ret", k)
     return count(retrieved(col(rank), k)).alias(label("num_ret", k))
 
 
@@ -173,7 +173,7 @@ def num_rel(
 
     ``rank`` is accepted for a uniform signature and not read.
     """
-    threshold = _validate.positive_number("num_rel", "threshold", threshold)
+    threshold = validation.positive_number("num_rel", "threshold", threshold)
     return count(relevant(col(rel), threshold)).alias("num_rel")
 
 
@@ -186,6 +186,6 @@ def num_rel_ret(
 ) -> pl.Expr:
     """Number of relevant retrieved rows, limited to the top k when k is given."""
     fn = "num_rel_ret"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

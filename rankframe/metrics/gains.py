@@ -11,8 +11,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import (
+from rankframe import validation
+from rankframe.metrics.expr import (
     GAINS,
     Gain,
     IntoExpr,
@@ -50,7 +50,7 @@ def _idcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) 
 
 
 def _check(fn: str, k: int | None, kind: str) -> tuple[int | None, Gain]:
-    return _validate.cutoff(fn, k), _validate.choice(fn, "gain", kind, GAINS)
+    return validation.cutoff(fn, k), validation.choice(fn, "gain", kind, GAINS)
 
 
 def cg(
@@ -114,7 +114,7 @@ def idcg(
     6.3235
     """
     k, kind = _check("idcg", k, gain)
-    mode = _validate.choice("idcg", "ideal", ideal, IDEALS)
+    mode = validation.choice("idcg", "ideal", ideal, IDEALS)
     return _idcg(col(rel), col(rank), k, kind, mode).alias(label("idcg", k))
 
 
@@ -136,7 +136,7 @@ def ndcg(
     0.9724
     """
     k, kind = _check("ndcg", k, gain)
-    mode = _validate.choice("ndcg", "ideal", ideal, IDEALS)
+    mode = validation.choice("ndcg", "ideal", ideal, IDEALS)
     rel_e, rank_e = col(rel), col(rank)
     return ratio(_dcg(rel_e, rank_e, k, kind), _idcg(rel_e, rank_e, k, kind, mode)).alias(
         label("ndcg", k)

@@ -11,8 +11,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import (
+from rankframe import validation
+from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
@@ -46,8 +46,8 @@ def reciprocal_rank(
     0.3333
     """
     fn = "reciprocal_rank"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     rank_e = col(rank)
     # The smallest relevant rank needs no sort (and no filter: min skips the NULLs).
     first = pl.when(relevant(col(rel), threshold) & retrieved(rank_e, k)).then(rank_e).min()
@@ -76,9 +76,9 @@ def average_precision(
     0.7556
     """
     fn = "average_precision"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    divisor = _validate.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, k)
     total = (ordinals(ranks) / ranks).sum()
@@ -107,7 +107,7 @@ def r_precision(
     >>> round(df.select(rf.r_precision("rel")).item(), 4)
     0.6667
     """
-    threshold = _validate.positive_number("r_precision", "threshold", threshold)
+    threshold = validation.positive_number("r_precision", "threshold", threshold)
     rel_e, rank_e = col(rel), col(rank)
     is_relevant = relevant(rel_e, threshold)
     r_count = count(is_relevant)
@@ -135,7 +135,7 @@ def bpref(
     >>> df.select(rf.bpref("rel")).item()
     0.0
     """
-    threshold = _validate.positive_number("bpref", "threshold", threshold)
+    threshold = validation.positive_number("bpref", "threshold", threshold)
     rel_e, rank_e = col(rel), col(rank)
     is_relevant = relevant(rel_e, threshold)
     is_nonrelevant = judged_nonrelevant(rel_e, threshold)
@@ -172,9 +172,9 @@ def iprec_at_recall(
     0.5
     """
     fn = "iprec_at_recall"
-    level = _validate.unit_interval(fn, "recall", recall)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    rounding = _validate.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
+    level = validation.unit_interval(fn, "recall", recall)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    rounding = validation.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
     offset = 0.5 if rounding == "nearest" else 0.9
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, None)

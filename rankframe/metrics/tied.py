@@ -5,7 +5,7 @@ order among them is as defensible as the docid tie-break, so report the mean of 
 metric over all orderings of each tie group. Every metric here has a closed form in the
 per-group counts, so no ordering is ever enumerated.
 
-Input columns (see :func:`rankframe.ties.annotate`): ``tie_first``, the first position
+Input columns (see :func:`rankframe.table.ties.annotate`): ``tie_first``, the first position
 of the row's tie group, and ``tie_size``, the group's size; the group occupies positions
 ``f .. f + t - 1``. Both NULL = judged but not retrieved. ``rel`` follows the judged-table
 conventions. Per group: t = size, r = relevant rows (rel >= threshold), c(k) =
@@ -19,8 +19,9 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import (
+from rankframe import validation
+from rankframe.metrics.counts import PrecisionDivisor, precision_from_hits
+from rankframe.metrics.expr import (
     GAINS,
     Gain,
     IntoExpr,
@@ -32,7 +33,6 @@ from rankframe._expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.counts import PrecisionDivisor, precision_from_hits
 from rankframe.metrics.gains import IDEALS, Ideal, _idcg
 
 TiedAPDivisor = Literal["relevant", "min"]
@@ -79,9 +79,9 @@ def precision_ties(
     0.75
     """
     fn = "precision_ties"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    divisor = _validate.choice(fn, "divisor", divisor, ("k", "min"))
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_e, first, size, k, threshold)
     n = count(retrieved(first))
@@ -106,8 +106,8 @@ def recall_ties(
     0.75
     """
     fn = "recall_ties"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_e, first, size, k, threshold)
     return ratio(hits, count(relevant(rel_e, threshold))).alias(label("recall_ties", k))
@@ -143,8 +143,8 @@ def dcg_ties(
     1.6309
     """
     fn = "dcg_ties"
-    k = _validate.cutoff(fn, k)
-    kind = _validate.choice(fn, "gain", gain, GAINS)
+    k = validation.cutoff(fn, k)
+    kind = validation.choice(fn, "gain", gain, GAINS)
     value = _expected_dcg(col(rel), col(tie_first), col(tie_size), k, kind)
     return value.alias(label("dcg_ties", k))
 
@@ -171,9 +171,9 @@ def ndcg_ties(
     0.8155
     """
     fn = "ndcg_ties"
-    k = _validate.cutoff(fn, k)
-    kind = _validate.choice(fn, "gain", gain, GAINS)
-    mode = _validate.choice(fn, "ideal", ideal, IDEALS)
+    k = validation.cutoff(fn, k)
+    kind = validation.choice(fn, "gain", gain, GAINS)
+    mode = validation.choice(fn, "ideal", ideal, IDEALS)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     value = ratio(_expected_dcg(rel_e, first, size, k, kind), _idcg(rel_e, first, k, kind, mode))
     return value.alias(label("ndcg_ties", k))
@@ -203,8 +203,8 @@ def reciprocal_rank_ties(
     0.75
     """
     fn = "reciprocal_rank_ties"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     mask = relevant(rel_e, threshold) & retrieved(first)
     f = first.filter(mask).min()
@@ -248,9 +248,9 @@ def average_precision_ties(
     0.75
     """
     fn = "average_precision_ties"
-    k = _validate.cutoff(fn, k)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    divisor = _validate.choice(fn, "divisor", divisor, ("relevant", "min"))
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min"))
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     mask = relevant(rel_e, threshold) & retrieved(first)
     f, t = first.filter(mask), size.filter(mask)

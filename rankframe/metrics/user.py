@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._expr import (
+from rankframe import validation
+from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
@@ -24,7 +24,6 @@ from rankframe._expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics import _args
 
 
 def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
@@ -69,10 +68,10 @@ def rbp(
     0.375
     """
     fn = "rbp"
-    p = _args.persistence(fn, p)
-    threshold = _validate.positive_number(fn, "threshold", threshold)
-    graded = _args.flag(fn, "graded", graded)
-    max_grade = _args.optional_positive(fn, "max_grade", max_grade)
+    p = validation.persistence(fn, p)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    graded = validation.flag(fn, "graded", graded)
+    max_grade = validation.optional_positive(fn, "max_grade", max_grade)
     rel_e, rank_e = col(rel), col(rank)
     weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * geometric_weight(p, rank_e)
     return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias("rbp")
@@ -101,7 +100,7 @@ def rbp_residual(
     >>> round(df.select(rf.rbp_residual("rel", p=0.5)).item(), 4)
     0.375
     """
-    p = _args.persistence("rbp_residual", p)
+    p = validation.persistence("rbp_residual", p)
     rel_e, rank_e = col(rel), col(rank)
     known = geometric_weight(p, rank_e).filter(retrieved(rank_e) & is_judged(rel_e)).sum()
     return (1.0 - (1.0 - p) * known).alias("rbp_residual")
@@ -130,8 +129,8 @@ def err(
     0.501953
     """
     fn = "err"
-    k = _validate.cutoff(fn, k)
-    gmax = _validate.positive_number(fn, "max_grade", max_grade)
+    k = validation.cutoff(fn, k)
+    gmax = validation.positive_number(fn, "max_grade", max_grade)
     rel_e, rank_e = col(rel), col(rank)
     grade = rel_e.cast(pl.Float64).clip(0.0, gmax).fill_null(0.0)
     stop = (pl.lit(2.0).pow(grade) - 1.0) / pl.lit(2.0**gmax)
@@ -169,5 +168,5 @@ def judged(
     >>> df.select(rf.judged("rel", k=2)).item()
     0.5
     """
-    k = _validate.cutoff("judged", k)
+    k = validation.cutoff("judged", k)
     return _judged_fraction(col(rel), col(rank), k).alias(label("judged", k))

@@ -4,8 +4,8 @@ test each against a baseline.
 ``rankframe compare QRELS RUN1 RUN2 ... -m ndcg@10 -m map --test randomization``
 
 Each run is read, judged and evaluated per query (:func:`rankframe.io.read_run`,
-:func:`rankframe.judge.judge`, :func:`rankframe.evaluate.evaluate`), the per-query tables
-are stacked with a ``system`` column, and :func:`rankframe.compare.compare` does the
+:func:`rankframe.table.judge.judge`, :func:`rankframe.evaluate.evaluate`), the per-query tables
+are stacked with a ``system`` column, and :func:`rankframe.analysis.compare.compare` does the
 rest. A system is named by its run tag (the last field of the run's first line), or by
 its file name when two runs share a tag.
 """
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankframe import report
-from rankframe.cli import judged_run
-from rankframe.compare import compare
+from rankframe.analysis import report
+from rankframe.analysis.compare import compare
+from rankframe.cli.main import judged_run
 from rankframe.errors import InputError, RankframeError
 from rankframe.evaluate import evaluate
 from rankframe.io import read_qrels, read_run

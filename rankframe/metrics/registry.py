@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankframe import metrics, reference
+from rankframe import metrics
+from rankframe.faces import oracle as reference
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
@@ -208,7 +209,7 @@ _DECLARED = (
            (Param("p", "persistence", 0.9), Param("depth", "cutoff", None),
             Param("extrapolated", "flag", True)),
            columns=RANKINGS, spark=False),
-    # Tie-aware (McSherry & Najork 2008); columns from rankframe.ties.annotate.
+    # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", metrics.precision_ties, reference.precision_ties,
            (K, THRESHOLD, PRECISION_DIVISOR), columns=TIED, spark=False),
     Metric("recall_ties", metrics.recall_ties, reference.recall_ties, (K, THRESHOLD),

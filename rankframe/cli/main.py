@@ -12,13 +12,13 @@ from typing import Any
 import polars as pl
 
 from rankframe import __version__
-from rankframe._series import run_starts
 from rankframe.errors import RankframeError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
-from rankframe.judge import Ties, judge
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, measure_names
-from rankframe.trec import NICKNAMES, TREC_MEASURES, TrecMeasure, format_line, select
+from rankframe.table.judge import Ties, judge
+from rankframe.table.series import run_starts
+from rankframe.trec_eval import NICKNAMES, TREC_MEASURES, TrecMeasure, format_line, select
 
 _ELEVEN_POINTS = [f"iprec_at_recall_{i / 10:3.2f}" for i in range(11)]
 
@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     _eval_parser(subparsers)
     try:
-        from rankframe import cli_compare
+        from rankframe.cli import compare as cli_compare
     except ImportError:  # pragma: no cover - the compare command is optional
         pass
     else:

@@ -1,4 +1,4 @@
-"""The eager path of :func:`rankframe.judge.judge` (and of ``evaluate_run``): the table of
+"""The eager path of :func:`rankframe.table.judge.judge` (and of ``evaluate_run``): the table of
 the lazy plan, built from in-memory frames in linear passes wherever the data allow.
 
 - The run is cut into **blocks of whole queries** (about ``BLOCK_ROWS`` rows, within one
@@ -34,10 +34,10 @@ from typing import NamedTuple, TypeVar
 
 import polars as pl
 
-from rankframe import _expr
-from rankframe._judge_input import check_values, raise_duplicate
-from rankframe._series import run_starts
-from rankframe.ties import TIE_FIRST, TIE_SIZE
+from rankframe.table import keys
+from rankframe.table.inputs import check_values, raise_duplicate
+from rankframe.table.series import run_starts
+from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
 KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
@@ -78,7 +78,7 @@ def id_hash(name: str) -> pl.Expr:
 
 def pair_key(query: str, doc: str) -> pl.Expr:
     """The 64-bit stand-in for the (query, doc) pair; equal pairs always get equal keys."""
-    return _expr.combine_hashes(id_hash(query), id_hash(doc)).alias(KEY)
+    return keys.combine_hashes(id_hash(query), id_hash(doc)).alias(KEY)
 
 
 def judge_eager(
@@ -91,7 +91,7 @@ def judge_eager(
     tied: bool = False,
     positive_only: bool = False,
 ) -> pl.DataFrame:
-    """The judged table (see :func:`rankframe.judge.judge`) from validated, cast frames.
+    """The judged table (see :func:`rankframe.table.judge.judge`) from validated, cast frames.
 
     With ``positive_only``, only what measures that read the rows with a grade > 0 need
     (see ``Metric.positive_rows``): columns (query, rank, rel), the rows with rel > 0 and
@@ -378,7 +378,7 @@ def _sorted_run(run: pl.DataFrame, n: Names) -> pl.DataFrame:
 
 
 def _tie_groups(rank: pl.Series, scores: pl.Series) -> list[pl.Series]:
-    """``tie_first`` and ``tie_size`` of :func:`rankframe.ties.annotate`, for rows in rank
+    """``tie_first`` and ``tie_size`` of :func:`rankframe.table.ties.annotate`, for rows in rank
     order (a tie group is a run of consecutive rows of one query with equal scores; a query
     starts at rank 1)."""
     r, s = pl.col("rank"), pl.col(scores.name)

@@ -21,8 +21,8 @@ from typing import Final
 
 import polars as pl
 
-from rankframe._expr import pair_key
 from rankframe.errors import InputError
+from rankframe.table.keys import pair_key
 
 __all__ = ["read_qrels", "read_run"]
 
@@ -55,7 +55,7 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     -------
     pl.DataFrame
         Columns ``qid`` (String), ``docid`` (String), ``rank`` (Int64, as written in the
-        file; :func:`rankframe.judge.judge` ranks by score and ignores it), ``score``
+        file; :func:`rankframe.table.judge.judge` ranks by score and ignores it), ``score``
         (Float64) and ``tag`` (String), one row per line, in file order.
 
     Raises

@@ -86,26 +86,3 @@ def is_judged(rel: pl.Expr) -> pl.Expr:
 def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
     """p^(rank - 1): the rank-biased weight of a 1-based position before the (1 - p) factor."""
     return pl.lit(p, dtype=pl.Float64).pow(rank.cast(pl.Float64) - 1.0)
-
-
-# An odd 64-bit constant (2^64 / golden ratio): the first hash is spread over all bits before
-# the second is added, so (a, b) and (b, a) get different keys.
-_MIX = 0x9E3779B97F4A7C15
-
-
-def pair_key(first: str, second: str) -> pl.Expr:
-    """A 64-bit key of a pair of columns, ``hash(first) * M + hash(second)`` (wrapping).
-
-    Equal pairs always get equal keys; unequal pairs rarely do, so callers use it to prove
-    pairs distinct (n_unique = height) or to join, and confirm a match on the values.
-    """
-    return combine_hashes(pl.col(first).hash(), pl.col(second).hash())
-
-
-def combine_hashes(first: pl.Expr, second: pl.Expr) -> pl.Expr:
-    """``first * M + second`` (wrapping, UInt64): the pair key of two 64-bit hashes.
-
-    M is odd, so it has an inverse modulo 2^64: two keys with the same ``second`` are
-    equal only if their ``first`` hashes are equal.
-    """
-    return first * pl.lit(_MIX, dtype=pl.UInt64) + second

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from rankframe import _validate
+from rankframe import validation
 from rankframe.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def _require(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            f"rankframe.compare needs {name.split('.')[0]}; "
+            f"rankframe.analysis.compare needs {name.split('.')[0]}; "
             "install the optional extra: pip install 'rankframe[stats]'"
         ) from exc
 
@@ -169,7 +169,7 @@ def compare(
     Examples
     --------
     >>> import polars as pl
-    >>> from rankframe.compare import compare
+    >>> from rankframe.analysis.compare import compare
     >>> pq = pl.DataFrame({
     ...     "system": ["bm25"] * 4 + ["dense"] * 4,
     ...     "qid": ["q1", "q2", "q3", "q4"] * 2,
@@ -180,10 +180,10 @@ def compare(
     (0.225, 4, 0.0182)
     """
     fn = "compare"
-    test = _validate.choice(fn, "test", test, ("t", "randomization", "bootstrap"))
+    test = validation.choice(fn, "test", test, ("t", "randomization", "bootstrap"))
     if correction is not None:
-        correction = _validate.choice(fn, "correction", correction, ("holm", "bonferroni"))
-    missing = _validate.choice(fn, "missing", missing, ("error", "intersect", "zero"))
+        correction = validation.choice(fn, "correction", correction, ("holm", "bonferroni"))
+    missing = validation.choice(fn, "missing", missing, ("error", "intersect", "zero"))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"{fn}: alpha must be a number in (0, 1), got {alpha!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
@@ -258,7 +258,7 @@ def adjust_pvalues(p_values: Sequence[float], correction: Correction | None) -> 
     [0.03, 0.12, 0.09]
     """
     if correction is not None:
-        correction = _validate.choice(
+        correction = validation.choice(
             "adjust_pvalues", "correction", correction, ("holm", "bonferroni")
         )
     p = [float(v) for v in p_values]

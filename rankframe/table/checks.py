@@ -17,8 +17,8 @@ from typing import NamedTuple, overload
 
 import polars as pl
 
-from rankframe._series import changes, chunks
 from rankframe.errors import InputError
+from rankframe.table.series import changes, chunks
 
 __all__ = ["check_judged"]
 
@@ -84,7 +84,7 @@ def check_judged(
     Examples
     --------
     >>> import polars as pl, rankframe as rf
-    >>> from rankframe.checks import check_judged
+    >>> from rankframe.table.checks import check_judged
     >>> ok = pl.DataFrame({"qid": ["a", "a"], "rank": [1, None], "rel": [0, 2]})
     >>> check_judged(ok).height
     2
@@ -243,7 +243,7 @@ def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series
 
 def _ranks_increase(ranks: pl.Series, new_key: pl.Series) -> bool:
     """True if each rank is above the one before it, NULL ranks last, except where
-    ``new_key`` starts a new key (compared chunk by chunk, see :mod:`rankframe._series`)."""
+    ``new_key`` starts a new key (compared chunk by chunk, see :mod:`rankframe.table.series`)."""
     new_key = new_key.rechunk()
     previous = None
     for offset, chunk in chunks(ranks):

@@ -1,4 +1,4 @@
-"""Input checks shared by both paths of :func:`rankframe.judge.judge`: columns and dtypes
+"""Input checks shared by both paths of :func:`rankframe.table.judge.judge`: columns and dtypes
 (from the schema alone), then the data of each side (NULL, NaN, a repeated (query, doc) pair),
 each error naming the column, the side and the row."""
 
@@ -9,8 +9,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe._expr import pair_key
 from rankframe.errors import InputError
+from rankframe.table.keys import pair_key
 
 Kind = Literal["id", "numeric"]
 TEXT = (pl.String, pl.Categorical, pl.Enum)

@@ -39,7 +39,7 @@ def _figure(width: float = 6.4, height: float = 4.0) -> tuple[Figure, Axes]:
         figure_module: ModuleType = importlib.import_module("matplotlib.figure")
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "rankframe.plots needs matplotlib; install the optional extra: "
+            "rankframe.analysis.plots needs matplotlib; install the optional extra: "
             "pip install 'rankframe[plot]'"
         ) from exc
     fig: Figure = figure_module.Figure(figsize=(width, height), layout="constrained")
@@ -157,7 +157,7 @@ def per_query_difference(
 
     Bars above zero are queries where ``b`` wins, below where it loses; the title gives
     the mean difference and the counts of wins, ties and losses. Both systems must have
-    every query (use :func:`rankframe.compare.compare`'s ``missing`` policies first to
+    every query (use :func:`rankframe.analysis.compare.compare`'s ``missing`` policies first to
     decide what a missing query means).
 
     Parameters

@@ -19,10 +19,10 @@ from typing import Literal, TypeVar, overload
 
 import polars as pl
 
-from rankframe import _validate
-from rankframe._judge_eager import Names, judge_eager
-from rankframe._judge_input import checked, data_check, id_dtype, require, schema_of
-from rankframe.ties import annotate
+from rankframe import validation
+from rankframe.table.blocks import Names, judge_eager
+from rankframe.table.inputs import checked, data_check, id_dtype, require, schema_of
+from rankframe.table.ties import annotate
 
 __all__ = ["judge", "unjudged_run_queries"]
 
@@ -110,7 +110,7 @@ def judge(
         ``None`` keeps everything.
     ties
         ``"docid"`` (default): the table as described above. ``"average"``: the same table
-        with the tie-group columns of :func:`rankframe.ties.annotate` added, ``tie_first``
+        with the tie-group columns of :func:`rankframe.table.ties.annotate` added, ``tie_first``
         and ``tie_size`` (Int64; NULL for rows without a rank), which the tie-aware metrics
         (``rankframe.ndcg_ties`` & co.) read to report the expected value over every order
         of tied scores instead of the docid tie-break.
@@ -136,7 +136,7 @@ def judge(
     Examples
     --------
     >>> import polars as pl
-    >>> from rankframe.judge import judge
+    >>> from rankframe.table.judge import judge
     >>> run = pl.DataFrame({"qid": ["q1"] * 3, "docid": ["d9", "d10", "d2"],
     ...                     "score": [1.0, 1.0, 3.0]})
     >>> qrels = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["d2", "d5"], "rel": [1, 2]})
@@ -148,8 +148,8 @@ def judge(
     ('q1', 'd5', None, 2, None)
     """
     fn = "judge"
-    depth = _validate.cutoff(fn, depth, name="depth")
-    ties = _validate.choice(fn, "ties", ties, ("docid", "average"))
+    depth = validation.cutoff(fn, depth, name="depth")
+    ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
     if isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame):
@@ -249,7 +249,7 @@ def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Fra
     Examples
     --------
     >>> import polars as pl
-    >>> from rankframe.judge import unjudged_run_queries
+    >>> from rankframe.table.judge import unjudged_run_queries
     >>> run = pl.DataFrame({"qid": ["1", "2", "2", "3"]})
     >>> qrels = pl.DataFrame({"qid": ["2"]})
     >>> unjudged_run_queries(run, qrels)["qid"].to_list()
@@ -287,3 +287,31 @@ def _rank_by_score(run: pl.LazyFrame, query: str, doc: str, score: str) -> pl.La
         .sort(query)
         .explode([*others, "rank"])
     )
+
+
+def judge_positive_rows(fn: str, run: pl.DataFrame, qrels: pl.DataFrame, *, query: str,
+                        doc: str, score: str, rel: str, depth: int | None) -> pl.DataFrame:
+    """What measures reading only the rows with a grade > 0 need of ``judge(run, qrels)``:
+    columns (query, rank, rel), the rows with rel > 0 and the first row of each query,
+    sorted by query (flagged sorted); the same checks and errors as :func:`judge`."""
+    depth = validation.cutoff(fn, depth, name="depth")
+    names = Names(query, doc, score, rel)
+    run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
+    rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
+                       positive_only=True)
+    return rows.with_columns(pl.col(query).set_sorted())
+
+
+def positive_rows(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], rel: str,
+                   new_key: pl.Series | None) -> pl.DataFrame | pl.LazyFrame:
+    """The rows with rel > 0, plus the first row of each block of equal query keys (so that
+    every query keeps a row and a value): all that measures reading only positive rows need.
+    In a judged run most rows are unjudged or non-relevant, so this is usually a small
+    fraction of the table, in the same order. ``new_key`` marks the block starts when the
+    check has found them already."""
+    if new_key is None:
+        starts = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+        block_start = starts.fill_null(True)
+    else:
+        block_start = pl.lit(new_key)
+    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start)

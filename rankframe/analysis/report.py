@@ -1,4 +1,4 @@
-"""Render a comparison from :func:`rankframe.compare.compare` as a plain-text, Markdown or
+"""Render a comparison from :func:`rankframe.analysis.compare.compare` as a plain-text, Markdown or
 LaTeX table of means with significance markers.
 
 Layout: one row per system (order of the comparison), one column per measure, each cell
@@ -7,7 +7,7 @@ is followed by ``aa``, ``ab``, ...), printed before its name.
 
 Marker convention (the one IR papers print): a superscript letter on a cell names a system
 that this row is **significantly better than** on that measure, i.e. whose comparison has
-``significant`` true and a difference of that sign. :func:`~rankframe.compare.compare`
+``significant`` true and a difference of that sign. :func:`~rankframe.analysis.compare.compare`
 tests every system against the baseline only, so a non-baseline row can carry only the
 baseline's letter (it beats the baseline), and the baseline row carries the letters of
 the systems it beats. The test, correction and level are the comparison's own. The best
@@ -233,7 +233,7 @@ def _check(cmp: pl.DataFrame) -> None:
     if absent:
         raise InputError(
             f"report: the comparison lacks column(s) {', '.join(absent)}; pass the frame "
-            "returned by rankframe.compare.compare"
+            "returned by rankframe.analysis.compare.compare"
         )
     if cmp.height == 0:
         raise InputError("report: the comparison is empty")

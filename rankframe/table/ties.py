@@ -63,7 +63,7 @@ def annotate(
     Examples
     --------
     >>> import polars as pl
-    >>> from rankframe.ties import annotate
+    >>> from rankframe.table.ties import annotate
     >>> df = pl.DataFrame({"qid": ["q"] * 4, "score": [3.0, 2.0, 2.0, None],
     ...                    "rank": [1, 2, 3, None]})
     >>> annotate(df).select("tie_first", "tie_size").rows()
@@ -88,6 +88,6 @@ def annotate(
             raise InputError(
                 f"annotate: the ranks of tied rows must be consecutive; at {where}, "
                 f"{score}={row[score]!r} spans ranks {row[TIE_FIRST]}.. with "
-                f"{row[TIE_SIZE]} rows. Rank by {score} descending (see rankframe.judge)."
+                f"{row[TIE_SIZE]} rows. Rank by {score} descending (see rankframe.table.judge)."
             )
     return out

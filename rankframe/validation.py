@@ -1,4 +1,4 @@
-"""Argument checks shared by every metric face.
+"""Argument checks shared by every metric face and entry point.
 
 Each check raises ``ValueError``/``TypeError`` naming the function, the argument, what
 was given and what is allowed, so that a bad call fails where it is written, not deep
@@ -55,3 +55,26 @@ def unit_interval(func: str, name: str, value: object, *, open_upper: bool = Fal
         bound = "[0, 1)" if open_upper else "[0, 1]"
         raise ValueError(f"{func}: {name} must lie in {bound}, got {value!r}")
     return float(value)
+
+
+def persistence(func: str, value: object, *, name: str = "p") -> float:
+    """Return ``value`` if it lies in the open interval (0, 1)."""
+    p = unit_interval(func, name, value, open_upper=True)
+    if p <= 0:
+        raise ValueError(f"{func}: {name} must lie in (0, 1), got {value!r}")
+    return p
+
+
+def optional_positive(func: str, name: str, value: object) -> float | None:
+    """Return ``value`` if it is ``None`` or a finite number > 0."""
+    if value is None:
+        return None
+    return positive_number(func, name, value)
+
+
+def flag(func: str, name: str, value: object) -> bool:
+    """Return ``value`` if it is a bool."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{func}: {name} must be True or False, got {value!r}")
+    return value
+

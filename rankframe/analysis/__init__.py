@@ -1,0 +1,1 @@
+"""Analysis of per-query results: paired comparisons of systems, reports and plots."""

@@ -1,0 +1,1025 @@
+"""The Spark face: every rankframe metric as a PySpark aggregate ``Column``, and ``judge``.
+
+Each function has the name, parameters, defaults and argument checks of the Polars
+builder in :mod:`rankframe.metrics`, and returns an aggregate column with the same alias,
+to be used inside ``groupBy(...).agg(...)``::
+
+    import rankframe.spark as rfs
+    judged.groupBy("qid").agg(rfs.ndcg("rel", k=10), rfs.average_precision("rel"))
+
+Only Spark's own aggregates and higher-order functions are used (``count_if``, ``sum``,
+``min``, ``collect_list``, ``array_sort``, ``transform``, ``filter``, ``aggregate``,
+``slice``), never a Python UDF, so the work stays in the JVM. Rank-dependent metrics
+(average precision, bpref, interpolated precision, ideal DCG) collect one small array
+per query: the ranks of its relevant retrieved rows, its positive gains, or the
+relevance flags of its judged retrieved rows. Every score is ``DoubleType``; the
+``num_*`` counts are ``LongType``.
+
+Conventions of the judged long table (see SEMANTICS.md): ``rank`` NULL = judged but not
+retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` = pooled but unjudged;
+a row is relevant iff ``rel >= threshold``.
+
+PySpark is the optional extra ``rankframe[spark]``: ``import rankframe`` never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, TypeAlias
+
+try:
+    from pyspark.sql import Column, DataFrame, Row, Window
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "rankframe.spark needs PySpark; install the optional extra: "
+        "pip install 'rankframe[spark]'"
+    ) from exc
+
+from rankframe import validation
+from rankframe.errors import InputError
+from rankframe.metrics.counts import PrecisionDivisor
+from rankframe.metrics.expr import GAINS, Gain, label
+from rankframe.metrics.gains import IDEALS, Ideal
+from rankframe.metrics.ranked import APDivisor, RecallRounding
+
+#: The registered metrics (``rankframe.metrics.registry.METRICS``) this face implements. The
+#: rest (rank correlations, tie-aware variants) are Polars and DuckDB only for now.
+SUPPORTED_METRICS: tuple[str, ...] = (
+    "average_precision",
+    "bpref",
+    "cg",
+    "dcg",
+    "f1",
+    "hit_rate",
+    "idcg",
+    "iprec_at_recall",
+    "ndcg",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "precision",
+    "r_precision",
+    "recall",
+    "reciprocal_rank",
+    "rbp",
+    "rbp_residual",
+    "err",
+    "judged",
+)
+
+__all__ = [
+    *SUPPORTED_METRICS,
+    "SUPPORTED_METRICS",
+    "judge",
+    "unjudged_run_queries",
+]
+
+IntoColumn: TypeAlias = "str | Column"
+
+# --------------------------------------------------------------------------------------
+# Building blocks (each returns a Column; the aggregates are evaluated per group)
+# --------------------------------------------------------------------------------------
+
+
+def _col(x: IntoColumn) -> Column:
+    """A column name or a column, as a column."""
+    return F.col(x) if isinstance(x, str) else x
+
+
+def _retrieved(rank: Column, k: int | None = None) -> Column:
+    """True for rows with a rank, and with rank <= k when a cutoff is given (never NULL)."""
+    if k is None:
+        return rank.isNotNull()
+    return F.coalesce(rank <= F.lit(k), F.lit(False))
+
+
+def _relevant(rel: Column, threshold: float) -> Column:
+    """True for rows judged relevant, rel >= threshold; NULL grades are not (never NULL)."""
+    return F.coalesce(rel >= F.lit(threshold), F.lit(False))
+
+
+def _is_judged(rel: Column) -> Column:
+    """True for rows with a judgement, rel >= 0 (NULL and negative grades are unjudged)."""
+    return F.coalesce(rel >= F.lit(0), F.lit(False))
+
+
+def _geometric_weight(p: float, rank: Column) -> Column:
+    """p^(rank - 1), the rank-biased weight of a 1-based position."""
+    return F.pow(F.lit(p), rank.cast("double") - F.lit(1.0))
+
+
+def _judged_nonrelevant(rel: Column, threshold: float) -> Column:
+    """True for rows judged non-relevant, 0 <= rel < threshold (never NULL)."""
+    return F.coalesce((rel >= F.lit(0)) & (rel < F.lit(threshold)), F.lit(False))
+
+
+def _count(mask: Column) -> Column:
+    """Rows of the group where ``mask`` holds, as a LongType aggregate (0 for no rows)."""
+    return F.count_if(mask)
+
+
+def _ratio(numerator: Column, denominator: Column) -> Column:
+    """numerator / denominator as a double, and 0.0 where the denominator is 0.
+
+    The zero denominator is replaced by NULL before dividing, so the expression is safe
+    under ANSI mode (Spark's default since 4.0), where dividing by zero raises.
+    """
+    quotient = numerator.cast("double") / F.when(denominator > 0, denominator)
+    return F.coalesce(quotient, F.lit(0.0))
+
+
+def _gain(rel: Column, kind: Gain) -> Column:
+    """Gain of a grade: g = rel (linear) or 2^rel - 1 (exponential); 0.0 for NULL or rel <= 0."""
+    grade = rel.cast("double")
+    value = grade if kind == "linear" else F.pow(F.lit(2.0), grade) - F.lit(1.0)
+    return F.when(grade > 0, value).otherwise(F.lit(0.0))
+
+
+def _discount(position: Column) -> Column:
+    """log2(i + 1) for 1-based positions i."""
+    return F.log2(position.cast("double") + F.lit(1.0))
+
+
+def _hits(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:
+    """Relevant rows with rank <= k (LongType)."""
+    return _count(_relevant(rel, threshold) & _retrieved(rank, k))
+
+
+def _relevant_ranks(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:
+    """Array of the ranks of the relevant retrieved rows within the cutoff, ascending.
+
+    ``collect_list`` skips the NULLs that ``when`` yields for the other rows, so a query
+    without such rows gives an empty array.
+    """
+    chosen = F.when(_relevant(rel, threshold) & _retrieved(rank, k), rank.cast("long"))
+    return F.array_sort(F.collect_list(chosen))
+
+
+def _sum_array(values: Column) -> Column:
+    """Sum of an array of doubles, 0.0 for an empty array."""
+    return F.aggregate(values, F.lit(0.0), lambda acc, x: acc + x)
+
+
+def _precisions(ranks: Column) -> Column:
+    """For ascending relevant ranks r_1 < r_2 < ..., the precisions j / r_j (doubles)."""
+    return F.transform(ranks, lambda r, i: (i + 1).cast("double") / r)
+
+
+def _precision(
+    rel: Column, rank: Column, k: int | None, threshold: float, divisor: PrecisionDivisor
+) -> Column:
+    n = _count(_retrieved(rank))
+    hits = _hits(rel, rank, k, threshold)
+    if k is None:
+        return _ratio(hits, n)
+    if divisor == "k":
+        return hits.cast("double") / F.lit(float(k))
+    return _ratio(hits, F.least(n, F.lit(k).cast("long")))
+
+
+def _recall(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:
+    return _ratio(_hits(rel, rank, k, threshold), _count(_relevant(rel, threshold)))
+
+
+def _dcg(rel: Column, rank: Column, k: int | None, kind: Gain) -> Column:
+    discounted = F.when(_retrieved(rank, k), _gain(rel, kind) / _discount(rank))
+    return F.coalesce(F.sum(discounted), F.lit(0.0))
+
+
+def _idcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal) -> Column:
+    gains = _gain(rel, kind)
+    pool = gains > 0
+    if ideal == "retrieved":
+        pool = pool & rank.isNotNull()
+    best = F.sort_array(F.collect_list(F.when(pool, gains)), asc=False)
+    if k is not None:
+        best = F.slice(best, 1, k)
+    return _sum_array(F.transform(best, lambda g, i: g / _discount(i + 1)))
+
+
+def _check_gain(fn: str, k: int | None, kind: str) -> tuple[int | None, Gain]:
+    return validation.cutoff(fn, k), validation.choice(fn, "gain", kind, GAINS)
+
+
+# --------------------------------------------------------------------------------------
+# Set-based metrics
+# --------------------------------------------------------------------------------------
+
+
+def precision(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    divisor: PrecisionDivisor = "k",
+) -> Column:
+    """Precision at k: relevant rows in the top k divided by k.
+
+    ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)`` where n is the
+    number of retrieved rows. ``k=None`` gives set precision ``hits / n``. A query with
+    nothing retrieved scores 0.
+
+    Parameters
+    ----------
+    rel, rank
+        Grade and rank columns (names or columns).
+    k
+        Cutoff, or None for the whole list.
+    threshold
+        A row is relevant iff ``rel >= threshold``.
+    divisor
+        ``"k"`` (trec_eval ``P_k``) or ``"min"`` (an adaptive ``min(k, n)``).
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``P@k`` (``P`` when k is None).
+
+    Examples
+    --------
+    >>> judged.groupBy("qid").agg(precision("rel", k=10))  # doctest: +SKIP
+    """
+    fn = "precision"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
+    return _precision(_col(rel), _col(rank), k, threshold, divisor).alias(label("P", k))
+
+
+def recall(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Recall at k: relevant rows in the top k divided by all relevant rows R.
+
+    ``recall@k = hits@k / R``, 0 when R = 0. Judged-but-unretrieved rows count in R.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``recall@k``.
+    """
+    fn = "recall"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    return _recall(_col(rel), _col(rank), k, threshold).alias(label("recall", k))
+
+
+def f1(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    beta: float = 1.0,
+    recall_weight: float | None = None,
+) -> Column:
+    """F-measure at k: ``(1 + w) P R / (w P + R)`` with P = precision@k, R = recall@k and
+    w = beta^2, or w = ``recall_weight`` when given (trec_eval's set_F.x); 0 when the
+    denominator is 0 (beta = 1: F1 = 2PR / (P + R)).
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``f1@k``.
+    """
+    fn = "f1"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    w = validation.positive_number(fn, "beta", beta) ** 2
+    if recall_weight is not None:
+        w = validation.positive_number(fn, "recall_weight", recall_weight)
+    p = _precision(_col(rel), _col(rank), k, threshold, "k")
+    r = _recall(_col(rel), _col(rank), k, threshold)
+    return _ratio(F.lit(1.0 + w) * p * r, F.lit(w) * p + r).alias(label("f1", k))
+
+
+def hit_rate(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row has rank <= k, else 0.0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``hit_rate@k``.
+    """
+    fn = "hit_rate"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    hits = _hits(_col(rel), _col(rank), k, threshold)
+    return (hits > 0).cast("double").alias(label("hit_rate", k))
+
+
+def num_ret(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+) -> Column:
+    """Number of retrieved rows (rank not NULL), limited to rank <= k when k is given.
+
+    ``rel`` is accepted for a uniform signature and not read.
+
+    Returns
+    -------
+    Column
+        A LongType aggregate aliased ``num_ret@k``.
+    """
+    k = validation.cutoff("num_ret", k)
+    return _count(_retrieved(_col(rank), k)).alias(label("num_ret", k))
+
+
+def num_rel(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Number of relevant rows R (``rel >= threshold``), retrieved or not.
+
+    ``rank`` is accepted for a uniform signature and not read.
+
+    Returns
+    -------
+    Column
+        A LongType aggregate aliased ``num_rel``.
+    """
+    threshold = validation.positive_number("num_rel", "threshold", threshold)
+    return _count(_relevant(_col(rel), threshold)).alias("num_rel")
+
+
+def num_rel_ret(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Number of relevant retrieved rows, limited to rank <= k when k is given.
+
+    Returns
+    -------
+    Column
+        A LongType aggregate aliased ``num_rel_ret@k``.
+    """
+    fn = "num_rel_ret"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    return _hits(_col(rel), _col(rank), k, threshold).alias(label("num_rel_ret", k))
+
+
+# --------------------------------------------------------------------------------------
+# Rank-sensitive binary metrics
+# --------------------------------------------------------------------------------------
+
+
+def reciprocal_rank(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
+
+    Computed with the native ``min`` aggregate over the relevant ranks within k.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``reciprocal_rank@k``.
+    """
+    fn = "reciprocal_rank"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    rel_c, rank_c = _col(rel), _col(rank)
+    first = F.min(F.when(_relevant(rel_c, threshold) & _retrieved(rank_c, k), rank_c))
+    value = F.coalesce(F.lit(1.0) / first.cast("double"), F.lit(0.0))
+    return value.alias(label("reciprocal_rank", k))
+
+
+def average_precision(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    divisor: APDivisor = "relevant",
+) -> Column:
+    """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
+
+    ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` where r_j is the rank of the
+    j-th relevant retrieved row, and D = R (``"relevant"``, trec_eval), ``min(R, k)``
+    (``"min"``, the recommender MAP@k) or the relevant rows found in the top k
+    (``"found"``). D = 0 gives 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``average_precision@k``.
+    """
+    fn = "average_precision"
+    k = validation.cutoff(fn, k)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
+    rel_c, rank_c = _col(rel), _col(rank)
+    ranks = _relevant_ranks(rel_c, rank_c, k, threshold)
+    total = _sum_array(_precisions(ranks))
+    r_count = _count(_relevant(rel_c, threshold))
+    if divisor == "relevant":
+        denominator = r_count
+    elif divisor == "min":
+        denominator = r_count if k is None else F.least(r_count, F.lit(k).cast("long"))
+    else:
+        denominator = F.size(ranks)
+    return _ratio(total, denominator).alias(label("average_precision", k))
+
+
+def r_precision(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """R-precision (trec_eval ``Rprec``): relevant rows with rank <= R, divided by R; 0 if R = 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``r_precision``.
+    """
+    threshold = validation.positive_number("r_precision", "threshold", threshold)
+    rel_c, rank_c = _col(rel), _col(rank)
+    r_count = _count(_relevant(rel_c, threshold))
+    ranks = _relevant_ranks(rel_c, rank_c, None, threshold)
+    hits_in_r = F.size(F.filter(ranks, lambda r: r <= r_count))
+    return _ratio(hits_in_r, r_count).alias("r_precision")
+
+
+def bpref(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
+
+    ``bpref = (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R))``
+    where nr = judged non-relevant rows (0 <= rel < threshold) ranked above r and N =
+    judged non-relevant rows of the query; a term is 1 when nr = 0. Unjudged (NULL) and
+    negative grades are skipped. R = 0 gives 0.
+
+    The judged retrieved rows are collected as (rank, relevant) pairs and sorted by
+    rank; the j-th relevant one at position p of that list has nr = p - j.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``bpref``.
+    """
+    threshold = validation.positive_number("bpref", "threshold", threshold)
+    rel_c, rank_c = _col(rel), _col(rank)
+    is_relevant = _relevant(rel_c, threshold)
+    r_count = _count(is_relevant)
+    n_count = _count(_judged_nonrelevant(rel_c, threshold))
+    judged_retrieved = F.coalesce(rel_c >= F.lit(0), F.lit(False)) & rank_c.isNotNull()
+    pairs = F.collect_list(
+        F.when(judged_retrieved, F.struct(rank_c.cast("long").alias("r"), is_relevant.alias("y")))
+    )
+    in_order = F.array_sort(pairs)
+    positions = F.filter(
+        F.transform(in_order, lambda s, i: F.when(s["y"], i + 1)), lambda p: p.isNotNull()
+    )
+
+    def term(p: Column, i: Column) -> Column:
+        above = (p - (i + 1)).cast("double")
+        penalty = F.least(above, r_count.cast("double")) / F.least(n_count, r_count)
+        return F.when(above == 0, F.lit(1.0)).otherwise(F.lit(1.0) - penalty)
+
+    return _ratio(_sum_array(F.transform(positions, term)), r_count).alias("bpref")
+
+
+def iprec_at_recall(
+    rel: IntoColumn = "rel",
+    recall: float = 0.0,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    rounding: RecallRounding = "nearest",
+) -> Column:
+    """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
+
+    The highest precision ``j / r_j`` over relevant ranks j >= c (and j >= 1), where c
+    relevant rows make up that recall level; 0 when fewer than c relevant rows are
+    retrieved (or none). ``rounding="nearest"``: ``c = floor(recall * R + 0.5)`` (trec_eval
+    10); ``"trec_eval9"``: ``c = floor(recall * R + 0.9)`` (trec_eval 9.x, pytrec_eval).
+
+    The precisions ``j / r_j`` of the sorted relevant ranks are sliced from position c
+    and their ``array_max`` taken.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``iprec_at_recall_0.50`` (two decimals).
+    """
+    fn = "iprec_at_recall"
+    level = validation.unit_interval(fn, "recall", recall)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    rounding = validation.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
+    offset = 0.5 if rounding == "nearest" else 0.9
+    rel_c, rank_c = _col(rel), _col(rank)
+    precisions = _precisions(_relevant_ranks(rel_c, rank_c, None, threshold))
+    needed = F.floor(_count(_relevant(rel_c, threshold)) * F.lit(level) + F.lit(offset))
+    start = F.greatest(needed, F.lit(1).cast("long")).cast("int")
+    reachable = F.slice(precisions, start, F.size(precisions))
+    best = F.coalesce(F.array_max(reachable), F.lit(0.0))
+    return best.alias(f"iprec_at_recall_{level:.2f}")
+
+
+# --------------------------------------------------------------------------------------
+# Graded metrics
+# --------------------------------------------------------------------------------------
+
+
+def cg(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    gain: Gain = "linear",
+) -> Column:
+    """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
+
+    ``g(rel) = rel`` (``"linear"``) or ``2^rel - 1`` (``"exponential"``); NULL and
+    grades <= 0 give 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``cg@k``.
+    """
+    k, kind = _check_gain("cg", k, gain)
+    rel_c, rank_c = _col(rel), _col(rank)
+    total = F.sum(F.when(_retrieved(rank_c, k), _gain(rel_c, kind)))
+    return F.coalesce(total, F.lit(0.0)).alias(label("cg", k))
+
+
+def dcg(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    gain: Gain = "linear",
+) -> Column:
+    """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``dcg@k``.
+    """
+    k, kind = _check_gain("dcg", k, gain)
+    return _dcg(_col(rel), _col(rank), k, kind).alias(label("dcg", k))
+
+
+def idcg(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    gain: Gain = "linear",
+    ideal: Ideal = "all",
+) -> Column:
+    """Ideal DCG at k: ``sum over i <= k of g*_i / log2(i + 1)``, g* the positive gains sorted
+    descending.
+
+    The ideal ranking is built from every row of the query, retrieved or not
+    (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``idcg@k``.
+    """
+    k, kind = _check_gain("idcg", k, gain)
+    mode = validation.choice("idcg", "ideal", ideal, IDEALS)
+    return _idcg(_col(rel), _col(rank), k, kind, mode).alias(label("idcg", k))
+
+
+def ndcg(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    gain: Gain = "linear",
+    ideal: Ideal = "all",
+) -> Column:
+    """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``ndcg@k``.
+
+    Examples
+    --------
+    >>> judged.groupBy("qid").agg(ndcg("rel", k=10)).agg(F.mean("`ndcg@10`"))  # doctest: +SKIP
+    """
+    k, kind = _check_gain("ndcg", k, gain)
+    mode = validation.choice("ndcg", "ideal", ideal, IDEALS)
+    rel_c, rank_c = _col(rel), _col(rank)
+    value = _ratio(_dcg(rel_c, rank_c, k, kind), _idcg(rel_c, rank_c, k, kind, mode))
+    return value.alias(label("ndcg", k))
+
+
+# --------------------------------------------------------------------------------------
+# User models
+# --------------------------------------------------------------------------------------
+
+
+def rbp(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    p: float = 0.8,
+    threshold: float = 1,
+    graded: bool = False,
+    max_grade: float | None = None,
+) -> Column:
+    """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
+
+    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
+
+    Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
+    clipped to [0, 1], M = ``max_grade`` or, when None, the highest grade of the query
+    (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. With M the query's
+    own maximum no gain exceeds 1, so the sum is divided by ``max(rel)`` once, with the
+    native ``max`` aggregate.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``rbp``.
+    """
+    fn = "rbp"
+    p = validation.persistence(fn, p)
+    threshold = validation.positive_number(fn, "threshold", threshold)
+    graded = validation.flag(fn, "graded", graded)
+    max_grade = validation.optional_positive(fn, "max_grade", max_grade)
+    rel_c, rank_c = _col(rel), _col(rank)
+    weight = F.when(rank_c.isNotNull(), _geometric_weight(p, rank_c))
+    grade = rel_c.cast("double")
+    if not graded:
+        total = F.sum(F.when(_relevant(rel_c, threshold), weight))
+    elif max_grade is not None:
+        gain = F.least(grade / F.lit(max_grade), F.lit(1.0))
+        total = F.sum(F.when(grade > 0, gain * weight))
+    else:
+        total = _ratio(F.coalesce(F.sum(F.when(grade > 0, grade * weight)), F.lit(0.0)),
+                       F.max(grade))
+    value = F.lit(1.0 - p) * F.coalesce(total, F.lit(0.0))
+    return value.alias("rbp")
+
+
+def rbp_residual(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    p: float = 0.8,
+) -> Column:
+    """The RBP residual: how much RBP could still grow if every unknown position were relevant.
+
+    ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d`` with d
+    the deepest rank; a position is unknown when its row is unjudged (rel NULL or
+    negative) or missing (a rank gap). Computed as the equal
+    ``1 - (1 - p) * sum over judged retrieved rows of p^(rank - 1)``; nothing retrieved
+    gives 1.0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``rbp_residual``.
+    """
+    p = validation.persistence("rbp_residual", p)
+    rel_c, rank_c = _col(rel), _col(rank)
+    known = F.sum(F.when(rank_c.isNotNull() & _is_judged(rel_c), _geometric_weight(p, rank_c)))
+    value = F.lit(1.0) - F.lit(1.0 - p) * F.coalesce(known, F.lit(0.0))
+    return value.alias("rbp_residual")
+
+
+def err(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+    max_grade: float = 4,
+) -> Column:
+    """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
+
+    ``ERR@k = sum over retrieved i <= k of (1 / i) * R_i * prod over retrieved j < i of
+    (1 - R_j)``, ``R = (2^g - 1) / 2^max_grade`` with g clipped to [0, max_grade]; NULL
+    and negative grades give R = 0. Positions are the rank values.
+
+    The (rank, R) pairs within the cutoff are sorted by rank and folded with
+    ``aggregate``, carrying the running sum and the probability of not having stopped.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``err@k``.
+    """
+    fn = "err"
+    k = validation.cutoff(fn, k)
+    gmax = validation.positive_number(fn, "max_grade", max_grade)
+    rel_c, rank_c = _col(rel), _col(rank)
+    grade = F.least(F.greatest(F.coalesce(rel_c.cast("double"), F.lit(0.0)), F.lit(0.0)),
+                    F.lit(gmax))
+    stop = (F.pow(F.lit(2.0), grade) - F.lit(1.0)) / F.lit(2.0**gmax)
+    pairs = F.collect_list(
+        F.when(_retrieved(rank_c, k), F.struct(rank_c.cast("long").alias("r"), stop.alias("s")))
+    )
+    start = F.struct(F.lit(0.0).alias("total"), F.lit(1.0).alias("reach"))
+
+    def step(acc: Column, x: Column) -> Column:
+        return F.struct(
+            (acc["total"] + acc["reach"] * x["s"] / x["r"].cast("double")).alias("total"),
+            (acc["reach"] * (F.lit(1.0) - x["s"])).alias("reach"),
+        )
+
+    value = F.aggregate(F.array_sort(pairs), start, step, lambda acc: acc["total"])
+    return value.alias(label("err", k))
+
+
+def judged(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoColumn = "rank",
+) -> Column:
+    """Judged fraction at k: judged rows (rel >= 0) in the top k divided by ``min(k, n)``.
+
+    ``k=None`` divides by n; nothing retrieved gives 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``judged@k``.
+    """
+    k = validation.cutoff("judged", k)
+    rel_c, rank_c = _col(rel), _col(rank)
+    n = _count(_retrieved(rank_c))
+    top = _count(_retrieved(rank_c, k) & _is_judged(rel_c))
+    denominator = n if k is None else F.least(n, F.lit(k).cast("long"))
+    return _ratio(top, denominator).alias(label("judged", k))
+
+
+# --------------------------------------------------------------------------------------
+# From a run and qrels to the judged long table (SEMANTICS.md section 2)
+# --------------------------------------------------------------------------------------
+
+_Kind = Literal["id", "numeric"]
+_INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+#: How many offending (query, doc) pairs an input error names.
+_NAMED_PROBLEMS = 3
+
+
+def judge(
+    run: DataFrame,
+    qrels: DataFrame,
+    *,
+    query: str = "qid",
+    doc: str = "docid",
+    score: str = "score",
+    rel: str = "rel",
+    depth: int | None = None,
+) -> DataFrame:
+    """Join a run and qrels (Spark DataFrames) into the judged long table.
+
+    ``rank`` is the 1-based position after sorting each query's run rows by ``score``
+    descending, ties broken by ``doc`` descending compared as text in byte order (integer
+    ids compare as their decimal strings, so document 9 ranks above document 10 on a tied
+    score): trec_eval's rule. Any rank column of the run is ignored. ``-0.0`` and ``0.0``
+    are the same score.
+
+    Then a full outer join on (query, doc): run-only rows get ``rel`` NULL, qrels-only rows
+    get ``rank`` NULL. Queries of the qrels with no run rows are kept (all their ranks are
+    NULL, so they score 0 on every measure); queries of the run absent from the qrels are
+    dropped (list them with :func:`unjudged_run_queries`).
+
+    The inputs are validated eagerly, in one Spark job; the judged table itself is
+    returned lazily, unsorted (sort it if row order matters, e.g. for display).
+
+    Parameters
+    ----------
+    run
+        Columns ``query``, ``doc`` and ``score`` (numeric, no NULL or NaN); other columns
+        are ignored.
+    qrels
+        Columns ``query``, ``doc`` and ``rel`` (numeric, no NULL or NaN; negative grades
+        are kept and mean "pooled but unjudged").
+    query, doc, score, rel
+        Column names.
+    depth
+        Keep only the top ``depth`` ranks of each query before the join (trec_eval
+        ``-M``); ``None`` keeps everything.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``query``, ``doc``, ``rank`` (LongType), ``rel``, ``score`` (DoubleType).
+
+    Raises
+    ------
+    InputError
+        A missing column or one of the wrong type (named); ids that are strings on one
+        side and integers on the other; NULL ids, scores or grades; NaN scores or grades;
+        a (query, doc) pair appearing twice in the run or in the qrels (the first such
+        pairs in (query, doc) order are named).
+
+    Examples
+    --------
+    >>> judged = judge(run_df, qrels_df, depth=1000)  # doctest: +SKIP
+    >>> judged.groupBy("qid").agg(ndcg("rel", k=10), average_precision("rel"))  # doctest: +SKIP
+    """
+    fn = "judge"
+    depth = validation.cutoff(fn, depth, name="depth")
+    names = {"query": query, "doc": doc, "score": score, "rel": rel}
+    if len(set(names.values()) | {"rank"}) != len(names) + 1:
+        raise ValueError(
+            f"{fn}: query, doc, score and rel must be distinct column names other than "
+            f"'rank'; got {names}"
+        )
+    _require(fn, "run", run, {query: "id", doc: "id", score: "numeric"})
+    _require(fn, "qrels", qrels, {query: "id", doc: "id", rel: "numeric"})
+    query_type = _id_type(fn, query, run, qrels)
+    doc_type = _id_type(fn, doc, run, qrels)
+
+    run_c = run.select(
+        F.col(query).cast(query_type).alias(query),
+        F.col(doc).cast(doc_type).alias(doc),
+        # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
+        (F.col(score).cast("double") + F.lit(0.0)).alias(score),
+    )
+    qrels_c = qrels.select(
+        F.col(query).cast(query_type).alias(query),
+        F.col(doc).cast(doc_type).alias(doc),
+        F.col(rel),
+    )
+    _check_data(fn, {"run": (run_c, score), "qrels": (qrels_c, rel)}, query, doc)
+
+    judged_queries = qrels_c.select(query).distinct()
+    candidates = run_c.join(judged_queries, on=query, how="left_semi")
+    # Byte order of the id as text: UTF-8 bytes compare unsigned, whatever the collation.
+    as_bytes = F.col(doc).cast("string").cast("binary")
+    order = Window.partitionBy(query).orderBy(F.col(score).desc(), as_bytes.desc())
+    ranked = candidates.withColumn("rank", F.row_number().over(order).cast("long"))
+    if depth is not None:
+        ranked = ranked.where(F.col("rank") <= F.lit(depth))
+    joined = ranked.join(qrels_c, on=[query, doc], how="full")
+    return joined.select(query, doc, "rank", rel, score)
+
+
+def unjudged_run_queries(run: DataFrame, qrels: DataFrame, *, query: str = "qid") -> DataFrame:
+    """The queries of ``run`` that have no row at all in ``qrels``, sorted.
+
+    :func:`judge` excludes them (they cannot be evaluated); report how many were dropped,
+    e.g. ``unjudged_run_queries(run, qrels).count()``.
+
+    Parameters
+    ----------
+    run, qrels
+        DataFrames with a ``query`` column of the same id kind (strings or integers).
+    query
+        The query id column.
+
+    Returns
+    -------
+    DataFrame
+        One column ``query``, one row per unjudged query.
+    """
+    fn = "unjudged_run_queries"
+    _require(fn, "run", run, {query: "id"})
+    _require(fn, "qrels", qrels, {query: "id"})
+    id_type = _id_type(fn, query, run, qrels)
+    run_queries = run.select(F.col(query).cast(id_type).alias(query)).distinct()
+    known = qrels.select(F.col(query).cast(id_type).alias(query)).distinct()
+    return run_queries.join(known, on=query, how="left_anti").orderBy(query)
+
+
+def _is_text(dtype: T.DataType) -> bool:
+    return isinstance(dtype, T.StringType)
+
+
+def _require(fn: str, side: str, frame: DataFrame, columns: Mapping[str, _Kind]) -> None:
+    """Raise if a column is missing or of the wrong kind of type."""
+    schema = {f.name: f.dataType for f in frame.schema.fields}
+    missing = [c for c in columns if c not in schema]
+    if missing:
+        have = ", ".join(repr(c) for c in schema)
+        raise InputError(
+            f"{fn}: the {side} has no column {', '.join(repr(c) for c in missing)}; "
+            f"its columns are: {have}"
+        )
+    for name, kind in columns.items():
+        dtype = schema[name]
+        if kind == "id" and not (_is_text(dtype) or isinstance(dtype, _INTEGRAL)):
+            raise InputError(
+                f"{fn}: column {name!r} of the {side} must hold string or integer ids, "
+                f"got {dtype.simpleString()}"
+            )
+        if kind == "numeric" and not isinstance(dtype, T.NumericType):
+            raise InputError(
+                f"{fn}: column {name!r} of the {side} must be numeric, got {dtype.simpleString()}"
+            )
+
+
+def _id_type(fn: str, name: str, run: DataFrame, qrels: DataFrame) -> T.DataType:
+    """The type both sides' ids are cast to: strings, or integers widened to long."""
+    run_type, qrels_type = run.schema[name].dataType, qrels.schema[name].dataType
+    if _is_text(run_type) and _is_text(qrels_type):
+        return T.StringType()
+    if not _is_text(run_type) and not _is_text(qrels_type):
+        return run_type if run_type == qrels_type else T.LongType()
+    raise InputError(
+        f"{fn}: column {name!r} is {run_type.simpleString()} in the run but "
+        f"{qrels_type.simpleString()} in the qrels; ids must be strings on both sides or "
+        f"integers on both sides (cast one, e.g. F.col({name!r}).cast('string'))"
+    )
+
+
+def _check_data(
+    fn: str, sides: Mapping[str, tuple[DataFrame, str]], query: str, doc: str
+) -> None:
+    """Raise InputError for NULL ids, NULL or NaN values, or a repeated (query, doc) pair.
+
+    One Spark job: each side is grouped by (query, doc), the offending groups of both
+    sides are unioned, and the first few in a fixed order (run before qrels, NULL ids,
+    then bad values, then duplicates; each by query and doc) are fetched.
+    """
+    problems: DataFrame | None = None
+    for side, (frame, value) in sides.items():
+        value_c = F.col(value)
+        grouped = frame.groupBy(query, doc).agg(
+            F.count(F.lit(1)).alias("rows"),
+            F.count_if(value_c.isNull()).alias("nulls"),
+            F.count_if(F.isnan(value_c.cast("double"))).alias("nans"),
+        )
+        null_id = F.col(query).isNull() | F.col(doc).isNull()
+        bad_value = (F.col("nulls") > 0) | (F.col("nans") > 0)
+        kind = (
+            F.when(null_id, F.lit(0)).when(bad_value, F.lit(1)).when(F.col("rows") > 1, F.lit(2))
+        )
+        found = grouped.select(
+            F.lit(side).alias("side"),
+            F.lit(value).alias("value"),
+            kind.alias("kind"),
+            F.col(query).cast("string").alias("query"),
+            F.col(doc).cast("string").alias("doc"),
+            "rows",
+            "nulls",
+        ).where(F.col("kind").isNotNull())
+        problems = found if problems is None else problems.unionByName(found)
+    if problems is None:
+        return
+    rows = (
+        problems.orderBy(
+            F.col("side").desc(), "kind", F.col("query").asc_nulls_first(),
+            F.col("doc").asc_nulls_first(),
+        )
+        .limit(_NAMED_PROBLEMS)
+        .collect()
+    )
+    if rows:
+        raise InputError(_problem_message(fn, query, doc, rows))
+
+
+def _problem_message(fn: str, query: str, doc: str, rows: list[Row]) -> str:
+    """Describe the first offending (query, doc) pairs of one side and kind."""
+    first = rows[0]
+    same = [r for r in rows if r["side"] == first["side"] and r["kind"] == first["kind"]]
+    side = first["side"]
+    where = f"query {first['query']!r}, document {first['doc']!r}"
+    if first["kind"] == 0:
+        column = query if first["query"] is None else doc
+        return f"{fn}: column {column!r} of the {side} is NULL ({where})"
+    if first["kind"] == 1:
+        what = "NULL" if first["nulls"] > 0 else "NaN"
+        return f"{fn}: column {first['value']!r} of the {side} is {what} ({where})"
+    pairs = "; ".join(
+        f"query {r['query']!r}, document {r['doc']!r} ({r['rows']} rows)" for r in same
+    )
+    return (
+        f"{fn}: duplicate ({query}, {doc}) in the {side}: {pairs}; "
+        "each pair may appear only once"
+    )
