@@ -1,7 +1,8 @@
 """evaluate() and summarize(): measure strings over a judged table, in one pass.
 
-``evaluate`` turns measure strings (see :mod:`rankframe.measures`) into the registered
-metrics' faces and runs them all in a single grouped query, on Polars or on DuckDB.
+``evaluate`` parses measure strings (see :mod:`rankframe.measures`), checks the judged
+table, drops the rows no measure reads, and hands the rest to a face
+(:mod:`rankframe.faces`: Polars or DuckDB), which runs every measure in one grouped query.
 ``summarize`` reduces the per-query table to one row (per ``by`` group) with the
 aggregate each measure calls for: the mean, the sum for ``num_*`` counts, the geometric
 mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
@@ -9,76 +10,23 @@ mean ``exp(mean(ln(max(x, 1e-5))))`` for ``gm_*`` measures.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any
 
-import duckdb
 import polars as pl
 
-import rankframe.faces.duckdb as rf_duckdb
+from rankframe import faces
 from rankframe.errors import InputError, MeasureError
+from rankframe.faces.base import require_support
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse, parse_all
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
 
-Engine = Literal["polars", "duckdb"]
 JudgedTable = pl.DataFrame | pl.LazyFrame
 
 
 def _keys(query: str | Sequence[str]) -> list[str]:
     return [query] if isinstance(query, str) else list(query)
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-def _polars(judged: JudgedTable, measures: list[Measure], keys: list[str],
-            columns: dict[str, str]) -> pl.DataFrame:
-    exprs = [m.metric.polars_expr(columns, m.values).alias(m.label) for m in measures]
-    lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys)
-    return lazy.collect(engine="streaming")
-
-
-def _duckdb(judged: JudgedTable, measures: list[Measure], keys: list[str],
-            columns: dict[str, str], con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
-    quoted = {name: _quote(column) for name, column in columns.items()}
-    select = ", ".join(
-        [_quote(k) for k in keys]
-        # Positional aliases: DuckDB's identifiers are case-insensitive ("nDCG@10" would
-        # clash with "ndcg@10"); the labels are put back in Polars.
-        + [f"{m.metric.sql_call(quoted, m.values)} AS __m{i}" for i, m in enumerate(measures)]
-    )
-    group = ", ".join(_quote(k) for k in keys)
-    frame = judged.lazy().collect()
-    view = "__rankframe_judged"
-    with rf_duckdb.connection_for(con, {m.metric.name for m in measures}) as connection:
-        connection.register(view, _ArrowStream(frame))
-        try:
-            # NULLS FIRST: the order of the Polars engine's sort.
-            order = ", ".join(f"{_quote(k)} NULLS FIRST" for k in keys)
-            sql = f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
-            # One row per query: plain tuples are cheap, and avoid pyarrow (see below).
-            rows = connection.sql(sql).fetchall()
-        finally:
-            connection.unregister(view)
-    dtypes: dict[str, pl.DataType] = {k: frame.schema[k] for k in keys} | {
-        m.label: pl.Int64() if m.metric.is_count else pl.Float64() for m in measures
-    }
-    return pl.DataFrame(rows, schema=list(dtypes), orient="row").cast(pl.Schema(dtypes))
-
-
-class _ArrowStream:
-    """A Polars frame offered to DuckDB through the Arrow C stream interface only, so that
-    DuckDB scans it without pyarrow (whose import alone costs about 0.1 s)."""
-
-    def __init__(self, frame: pl.DataFrame) -> None:
-        self._frame = frame
-
-    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
-        return self._frame.__arrow_c_stream__(requested_schema)
 
 
 def evaluate(
@@ -88,9 +36,9 @@ def evaluate(
     query: str | Sequence[str] = "qid",
     rel: str = "rel",
     rank: str = "rank",
-    engine: Engine = "polars",
+    engine: str = "polars",
     threshold: float = 1,
-    con: duckdb.DuckDBPyConnection | None = None,
+    con: Any = None,
 ) -> pl.DataFrame:
     """Per-query values of several measures over a judged long table, in one pass.
 
@@ -104,7 +52,8 @@ def evaluate(
     query
         Column(s) identifying a query, e.g. ``"qid"`` or ``["system", "qid"]``.
     engine
-        ``"polars"`` (lazy, streaming) or ``"duckdb"``; both give the same numbers.
+        The face that computes: ``"polars"`` (lazy, streaming) or ``"duckdb"`` (any face
+        of ``rankframe.faces.ENGINES``); all give the same numbers.
     threshold
         Relevance level: rel >= threshold is relevant (trec_eval ``-l``).
     con
@@ -129,35 +78,43 @@ def evaluate(
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
     grouped, new_key = False, None
-    with _connecting_meanwhile(engine, con, parsed):
-        if isinstance(judged, pl.DataFrame):
-            grouped, new_key = check_frame(judged, keys, rel, rank)
-            judged = judged[needed]  # no copy (select would plan a query)
-        else:
-            judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
-        if _positive_rows_suffice(parsed):
-            judged = positive_rows(judged, keys, rel, new_key)
-            if (engine == "polars" and isinstance(judged, pl.DataFrame) and not grouped
-                    and len(keys) == 1 and judged.get_column(keys[0]).null_count() == 0):
-                # Few rows are left: Polars groups them faster after a stable sort than by
-                # hashing (judge's layout has each query's rows in two blocks).
-                judged, grouped = judged.sort(keys, maintain_order=True), True
+    if isinstance(judged, pl.DataFrame):
+        grouped, new_key = check_frame(judged, keys, rel, rank)
+        judged = judged[needed]  # no copy (select would plan a query)
+    else:
+        judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
+    if _positive_rows_suffice(parsed):
+        judged = positive_rows(judged, keys, rel, new_key)
+        if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
+                and judged.get_column(keys[0]).null_count() == 0):
+            # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
+            # layout has each query's rows in two blocks).
+            judged, grouped = judged.sort(keys, maintain_order=True), True
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    return _measured(judged, parsed, keys, columns, engine, con)
+    face = _engine(engine)
+    return face.to_polars(face.evaluate(judged, parsed, keys, columns, connection=con))
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
 
 
+def _engine(name: str) -> faces.Face:
+    if name not in faces.ENGINES:
+        choices = ", ".join(repr(e) for e in faces.ENGINES)
+        raise ValueError(f"engine must be one of {choices}, got {name!r}")
+    return faces.get(name)
+
+
 def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str,
             threshold: float) -> list[Measure]:
-    """The measures parsed, after checking the engine and that no label is a key column."""
-    if engine not in ("polars", "duckdb"):
-        raise ValueError(f"{fn}: engine must be 'polars' or 'duckdb', got {engine!r}")
+    """The measures parsed, after checking that the engine has them all and that no label
+    is a key column."""
     labels = [measures] if isinstance(measures, str) else list(measures)
+    face = _engine(engine)
     parsed = parse_all(labels, threshold=threshold)
+    require_support(face, parsed)
     clash = set(labels) & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
@@ -167,32 +124,6 @@ def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str
 def _positive_rows_suffice(parsed: list[Measure]) -> bool:
     """True if every measure reads only the rows with a grade > 0 (see the registry)."""
     return all(m.metric.reads_positive_rows_only(m.values) for m in parsed)
-
-
-@contextmanager
-def _connecting_meanwhile(engine: Engine, con: duckdb.DuckDBPyConnection | None,
-                          parsed: list[Measure]) -> Iterator[None]:
-    """For the DuckDB engine without a ``con``: make the shared connection and load the
-    macros (tens of ms on first use) on a thread while the Polars work inside the ``with``
-    statement runs."""
-    if engine != "duckdb" or con is not None:
-        yield
-        return
-    metrics = {m.metric.name for m in parsed}
-    thread = threading.Thread(target=rf_duckdb.preload, args=(None, metrics), daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        thread.join()
-
-
-def _measured(judged: JudgedTable, parsed: list[Measure], keys: list[str],
-              columns: dict[str, str], engine: Engine,
-              con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
-    if engine == "polars":
-        return _polars(judged, parsed, keys, columns)
-    return _duckdb(judged, parsed, keys, columns, con)
 
 
 def evaluate_run(
@@ -205,9 +136,9 @@ def evaluate_run(
     score: str = "score",
     rel: str = "rel",
     depth: int | None = None,
-    engine: Engine = "polars",
+    engine: str = "polars",
     threshold: float = 1,
-    con: duckdb.DuckDBPyConnection | None = None,
+    con: Any = None,
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
     ``evaluate(judge(run, qrels, depth=depth), measures, ...)`` returns, with the same
@@ -240,10 +171,11 @@ def evaluate_run(
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
                         threshold=threshold, con=con)
-    with _connecting_meanwhile(engine, con, parsed):
-        rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
-                                   depth=depth)
-    return _measured(rows, parsed, [query], _COLUMNS | {"rel": rel}, engine, con)
+    rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
+                               depth=depth)
+    face = _engine(engine)
+    return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
+                                        connection=con))
 
 
 def _aggregate(measure: Measure) -> pl.Expr:

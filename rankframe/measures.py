@@ -216,7 +216,9 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")
     measure = Measure(label, metric, values, summary)
     try:  # validate the parameters now, with the metric's own messages
-        metric.polars_expr({c: c for c in metric.columns}, values)
+        from rankframe.faces.polars import expression
+
+        expression(metric, {c: c for c in metric.columns}, values)
     except (TypeError, ValueError) as exc:
         raise MeasureError(f"measure {label!r}: {exc}") from None
     return measure

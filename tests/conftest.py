@@ -1,5 +1,7 @@
-"""Shared fixtures: hypothesis profiles, a DuckDB connection with the repo's macros, and a
-record of parity results printed at the end of the run."""
+"""Shared fixtures: hypothesis profiles, the registered faces (each test that takes ``face``
+runs once per face, skipped with the reason where a face cannot run here), a DuckDB
+connection with the repo's macros, a local Spark session, and a record of parity results
+printed at the end of the run."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import rankframe.duckdb
+from rankframe import faces
+from rankframe.faces.base import Face
 
 REPO = Path(__file__).resolve().parent.parent
 SQL_DIR = REPO / "sql"
@@ -38,6 +42,51 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
     connection = rankframe.duckdb.register(duckdb.connect(), sql_dir=SQL_DIR)
     yield connection
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def spark_session() -> Iterator[object]:
+    """A small local Spark: 2 cores, 2 shuffle partitions, no UI, errors-only logging. The
+    Spark face's ``native`` tables are made in it."""
+    pytest.importorskip("pyspark", reason="PySpark is not installed (rankframe[spark])")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("rankframe-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _face(request: pytest.FixtureRequest, name: str) -> Face:
+    reason = faces.unavailable(name)
+    if reason is not None:
+        pytest.skip(f"the {name} face cannot run here: {reason}")
+    if name == "spark":
+        request.getfixturevalue("spark_session")
+    return faces.get(name)
+
+
+@pytest.fixture(params=sorted(faces.REGISTERED))
+def face(request: pytest.FixtureRequest) -> Face:
+    """Every registered face, the oracle included."""
+    return _face(request, request.param)
+
+
+@pytest.fixture(params=sorted(n for n in faces.REGISTERED if n != "oracle"))
+def checked_face(request: pytest.FixtureRequest) -> Face:
+    """Every registered face that the oracle checks."""
+    return _face(request, request.param)
 
 
 class ParityLog:

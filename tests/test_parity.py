@@ -1,6 +1,7 @@
-"""Parity: the Polars expression, the DuckDB macro and the reference oracle of every
-registered metric agree to 1e-9 on generated tables, query by query. The table strategy
-follows the columns the metric reads (``Metric.columns``)."""
+"""Parity: every registered face agrees with the oracle face to 1e-9, query by query, on
+generated tables, for every registered metric the face implements. The table strategy
+follows the columns the metric reads (``Metric.columns``). A face joins this suite by
+being registered in ``rankframe.faces``."""
 
 from __future__ import annotations
 
@@ -8,51 +9,72 @@ import math
 
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rankframe.faces.base import Face, supports
+from rankframe.faces.polars import expression
 from rankframe.metrics.registry import METRICS, Metric
-from tests.faces import duckdb_face, polars_face, reference_face
+from tests.faces import COLUMNS, examples, per_query, reference_face
 from tests.strategies import metric_params, tables_for
 
 TOLERANCE = 1e-9
 
 
-def assert_faces_agree(metric: Metric, judged: pl.DataFrame, values: dict[str, object],
-                       faces: dict[str, dict[str, float]]) -> float:
-    """Every face returns one value per query of ``judged``, all within TOLERANCE."""
-    expected_queries = set(judged["qid"].unique().to_list())
-    oracle = faces["reference"]
+def assert_agrees(metric: Metric, judged: pl.DataFrame, values: dict[str, object],
+                  face: str, result: dict[object, object], oracle: dict[object, object]
+                  ) -> float:
+    """``result`` has one value per query of ``judged``, each within TOLERANCE of the
+    oracle's; returns the largest difference."""
+    assert set(result) == set(oracle), f"{face} returned other queries than the table"
     worst = 0.0
-    for face, result in faces.items():
-        assert set(result) == expected_queries, f"{face} returned other queries than the table"
-        for qid, value in result.items():
-            assert value is not None, f"{metric.name}{values}: {face} gave NULL for {qid}"
-            assert math.isfinite(value), f"{metric.name}{values}: {face} gave {value} for {qid}"
-            diff = abs(value - oracle[qid])
-            worst = max(worst, diff)
-            assert diff <= TOLERANCE, (
-                f"{metric.name}{values} on {qid}: {face}={value!r} reference={oracle[qid]!r}\n"
-                f"{judged.filter(pl.col('qid') == qid).sort(metric.columns[-1], nulls_last=True)}"
-            )
+    for qid, value in result.items():
+        assert isinstance(value, (int, float)), f"{metric.name}{values}: {face} gave {value!r}"
+        assert math.isfinite(value), f"{metric.name}{values}: {face} gave {value} for {qid}"
+        expected = oracle[qid]
+        assert isinstance(expected, (int, float))
+        diff = abs(value - expected)
+        worst = max(worst, diff)
+        assert diff <= TOLERANCE, (
+            f"{metric.name}{values} on {qid}: {face}={value!r} oracle={expected!r}\n"
+            f"{judged.filter(pl.col('qid') == qid).sort(metric.columns[-1], nulls_last=True)}"
+        )
+    if metric.is_count:
+        assert all(isinstance(v, int) for v in result.values()), f"{face}: counts are int"
     return worst
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_faces_agree(name: str, con, parity_log) -> None:  # type: ignore[no-untyped-def]
+def test_face_agrees_with_the_oracle(name: str, checked_face: Face, parity_log) -> None:  # type: ignore[no-untyped-def]
+    metric = METRICS[name]
+    if not supports(checked_face, metric):
+        pytest.skip(f"{checked_face.name} has no {name}: {checked_face.unsupported[name]}")
+
+    @settings(max_examples=examples(checked_face, settings().max_examples))
+    @given(judged=tables_for(metric), values=metric_params(metric))
+    def check(judged: pl.DataFrame, values: dict[str, object]) -> None:
+        oracle = reference_face(metric, judged, values)
+        result = per_query(checked_face, metric, judged, values)
+        worst = assert_agrees(metric, judged, values, checked_face.name, result, oracle)
+        parity_log.record(f"{checked_face.name}:{name}", judged["qid"].n_unique(), worst)
+
+    check()
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_polars_expressions_in_memory(name: str) -> None:
+    """The Polars face evaluates on the streaming engine; users also call the expressions in
+    an eager ``group_by().agg()`` (the in-memory engine): the same numbers."""
     metric = METRICS[name]
 
     @given(judged=tables_for(metric), values=metric_params(metric), lazy=st.booleans())
     def check(judged: pl.DataFrame, values: dict[str, object], lazy: bool) -> None:
-        faces = {
-            "reference": reference_face(metric, judged, values),
-            "polars": polars_face(metric, judged, values, lazy=lazy),
-            "duckdb": duckdb_face(metric, judged, values, con),
-        }
-        worst = assert_faces_agree(metric, judged, values, faces)
-        if metric.is_count:
-            for face in ("polars", "duckdb"):
-                assert all(isinstance(v, int) for v in faces[face].values()), face
-        parity_log.record(name, judged["qid"].n_unique(), worst)
+        expr = expression(metric, COLUMNS, values).alias("value")
+        out = (judged.lazy().group_by("qid").agg(expr).collect() if lazy
+               else judged.group_by("qid").agg(expr))
+        result = dict(zip(out["qid"].to_list(), out["value"].to_list(), strict=True))
+        assert_agrees(metric, judged, values, "polars in memory", result,
+                      reference_face(metric, judged, values))
 
     check()
+

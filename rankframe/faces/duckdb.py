@@ -1,4 +1,4 @@
-"""The DuckDB face: load the ``rf_*`` SQL macros into a connection.
+"""The DuckDB face: the ``rf_*`` SQL macros, loaded into a connection and called on a frame.
 
 The macros live as plain ``.sql`` files (one public macro per file, plus ``_helpers.sql``)
 that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import polars as pl
+
+from rankframe.faces.base import JudgeOptions, Role, Ties, result_dtypes
+from rankframe.measures import Measure
+from rankframe.metrics.registry import Metric
 
 HELPERS_FILE = "_helpers.sql"
 
@@ -124,14 +130,6 @@ class _SharedConnection:
 _shared = _SharedConnection()
 
 
-def preload(con: duckdb.DuckDBPyConnection | None, metrics: set[str]) -> None:
-    """Do now what :func:`connection_for` would do first (connect, load the macros), so that
-    it can overlap other work: ``evaluate`` and ``evaluate_run`` call it on a thread while
-    they check or judge in Polars."""
-    with connection_for(con, metrics):
-        pass
-
-
 @contextmanager
 def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
                    ) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -144,3 +142,116 @@ def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
     if not has_macros(con):
         register(con)
     yield con
+
+
+def sql_literal(value: object) -> str:
+    """A Python parameter value as a SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+def quote(identifier: str) -> str:
+    """``identifier`` as a quoted SQL identifier."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def call(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> str:
+    """The metric's macro call, e.g. ``rf_ndcg(rel, rank, 10, gain := 'linear')``:
+    ``rf_name(c1, c2, *required, optional := value ...)``."""
+    args = [columns[c] for c in metric.columns]
+    args += [sql_literal(values[p.name]) for p in metric.required]
+    args += [f"{p.name} := {sql_literal(values[p.name])}" for p in metric.optional
+             if p.name in values]
+    return f"{metric.macro}({', '.join(args)})"
+
+
+class _ArrowStream:
+    """A Polars frame offered to DuckDB through the Arrow C stream interface alone: DuckDB
+    then scans it without importing pyarrow (which it does for a Polars frame)."""
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self._frame = frame
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self._frame.__arrow_c_stream__(requested_schema)
+
+
+@contextmanager
+def _registered(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.DataFrame]
+                ) -> Iterator[None]:
+    """The frames as views of ``connection`` for the block."""
+    for view, frame in frames.items():
+        connection.register(view, _ArrowStream(frame))
+    try:
+        yield
+    finally:
+        for view in frames:
+            connection.unregister(view)
+
+
+def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=list(schema), orient="row").cast(pl.Schema(schema))
+
+
+class DuckDBFace:
+    name = "duckdb"
+    role: Role = "engine"
+    unsupported: Mapping[str, str] = {}
+    judge_ties: frozenset[Ties] = frozenset({"docid"})
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
+        return frame
+
+    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
+        return table
+
+    def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
+                 keys: Sequence[str], columns: Mapping[str, str], *,
+                 connection: duckdb.DuckDBPyConnection | None = None) -> pl.DataFrame:
+        quoted = {name: quote(column) for name, column in columns.items()}
+        select = ", ".join(
+            [quote(k) for k in keys]
+            # Positional aliases: DuckDB's identifiers are case-insensitive ("nDCG@10" would
+            # clash with "ndcg@10"); the labels come back with the schema.
+            + [f"{call(m.metric, quoted, m.values)} AS __m{i}" for i, m in enumerate(measures)]
+        )
+        group = ", ".join(quote(k) for k in keys)
+        order = ", ".join(f"{quote(k)} NULLS FIRST" for k in keys)  # as the Polars face
+        frame = judged.lazy().collect()
+        view = "__rankframe_judged"
+        with connection_for(connection, {m.metric.name for m in measures}) as con, \
+                _registered(con, {view: frame}):
+            rows = con.sql(f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
+                           ).fetchall()
+        return _frame(rows, result_dtypes({k: frame.schema[k] for k in keys}, measures))
+
+    def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
+              ) -> pl.DataFrame:
+        """``rf_judge`` over the two frames (columns renamed to and from its fixed names)."""
+        if options.ties != "docid":
+            raise ValueError(f"the duckdb face judges with ties='docid' only, got {options.ties!r}")
+        names = {options.query: "qid", options.doc: "docid", options.score: "score",
+                 options.rel: "rel"}
+        run = run.select(options.query, options.doc, options.score).rename(names)
+        qrels = qrels.select(options.query, options.doc, options.rel).rename(names)
+        depth = sql_literal(options.depth)
+        with connection_for(None, set()) as con, \
+                _registered(con, {"__rankframe_run": run, "__rankframe_qrels": qrels}):
+            con.execute((_root(None) / "rf_judge.sql").read_text(encoding="utf-8"))
+            relation = con.sql(f"SELECT * FROM rf_judge('__rankframe_run', '__rankframe_qrels', "
+                               f"depth := {depth})")
+            judged: pl.DataFrame = relation.pl()
+        return judged.rename({new: old for old, new in names.items()})
+
+
+FACE = DuckDBFace()

@@ -1,16 +1,25 @@
-"""Reference oracles: slow, obvious, pure-Python versions of every metric.
+"""The oracle face: slow, obvious, pure-Python versions of every metric and of ``judge``.
 
-Written line by line from SEMANTICS.md, over one query's rows given as
-``(rel, rank)`` pairs (rank NULL = judged but not retrieved, rel NULL = unjudged,
-negative rel = pooled but unjudged). They exist so the tests can hold the Polars and
-DuckDB faces to an independent statement of each formula; do not use them for speed.
+Written line by line from the contract (docs/semantics.md), each metric over one query's
+rows given as tuples ordered like ``Metric.columns``, usually ``(rel, rank)`` pairs (rank
+NULL = judged but not retrieved, rel NULL = unjudged, negative rel = pooled but unjudged).
+They exist so the tests can hold every other face to an independent statement of each
+formula; do not use them for speed.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankframe.errors import InputError
+from rankframe.faces.base import JudgeOptions, Role, Ties, result_dtypes
+from rankframe.measures import Measure
+from rankframe.metrics.registry import Metric
 
 Row = tuple[float | None, int | None]
 Rows = Sequence[Row]
@@ -424,3 +433,93 @@ def average_precision_ties(
     divisor: str = "relevant",
 ) -> float:
     return _expected(lambda r: average_precision(r, k, threshold, divisor), rows)
+
+
+# --------------------------------------------------------------------------------------
+# The face: evaluate by looping over the queries, judge by sorting in Python
+# --------------------------------------------------------------------------------------
+
+
+def value(metric: Metric, rows: Sequence[tuple[Any, ...]], values: Mapping[str, Any]) -> Any:
+    """The oracle's value of ``metric`` over one query's rows."""
+    function: Callable[..., Any] = globals()[metric.name]
+    args = [values[p.name] for p in metric.required]
+    kwargs = {p.name: values[p.name] for p in metric.optional if p.name in values}
+    return function(rows, *args, **kwargs)
+
+
+def _text_order(doc: object) -> bytes:
+    """trec_eval's tie-break key: the id as text, compared bytewise."""
+    return str(doc).encode("utf-8")
+
+
+def _judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, Any]],
+                 options: JudgeOptions) -> list[tuple[Any, ...]]:
+    """The judged table's rows in its documented order, with the tie columns when asked."""
+    for side, pairs in (("run", [(q, d) for q, d, _ in run]),
+                        ("qrels", [(q, d) for q, d, _ in qrels])):
+        if len(set(pairs)) != len(pairs):
+            raise InputError(f"judge: duplicate ({options.query}, {options.doc}) in the {side}")
+    grades = {(q, d): g for q, d, g in qrels}
+    ranked_rows: list[tuple[Any, ...]] = []
+    for qid in sorted({q for q, _, _ in run} & {q for q, _, _ in qrels}):
+        mine = sorted(((d, s + 0.0) for q, d, s in run if q == qid),
+                      key=lambda item: (item[1], _text_order(item[0])), reverse=True)
+        if options.depth is not None:
+            mine = mine[: options.depth]
+        for position, (doc, score) in enumerate(mine, start=1):
+            row: tuple[Any, ...] = (qid, doc, position, grades.get((qid, doc)), score)
+            if options.ties == "average":
+                tied = [i for i, (_, s) in enumerate(mine, start=1) if s == score]
+                row += (tied[0], len(tied))
+            ranked_rows.append(row)
+    retrieved = {(r[0], r[1]) for r in ranked_rows}
+    blank = (None, None) if options.ties == "average" else ()
+    unretrieved = sorted((q, d, None, g, None, *blank) for q, d, g in qrels
+                         if (q, d) not in retrieved)
+    return ranked_rows + unretrieved
+
+
+class OracleFace:
+    name = "oracle"
+    role: Role = "oracle"
+    unsupported: Mapping[str, str] = {}
+    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
+        return frame
+
+    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
+        return table
+
+    def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
+                 keys: Sequence[str], columns: Mapping[str, str], *,
+                 connection: Any = None) -> pl.DataFrame:
+        frame = judged.lazy().collect()
+        out = []
+        for key, group in frame.group_by(list(keys)):
+            row = list(key)
+            for m in measures:
+                data = [group.get_column(columns[c]).to_list() for c in m.metric.columns]
+                row.append(value(m.metric, list(zip(*data, strict=True)), m.values))
+            out.append(row)
+        schema = result_dtypes({k: frame.schema[k] for k in keys}, measures)
+        table = pl.DataFrame(out, schema=list(schema), orient="row").cast(pl.Schema(schema))
+        return table.sort(list(keys), nulls_last=False)
+
+    def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
+              ) -> pl.DataFrame:
+        o = options
+        rows = _judged_rows(run.select(o.query, o.doc, o.score).rows(),
+                            qrels.select(o.query, o.doc, o.rel).rows(), o)
+        schema = {o.query: run.schema[o.query], o.doc: run.schema[o.doc], "rank": pl.Int64(),
+                  o.rel: qrels.schema[o.rel], o.score: pl.Float64()}
+        if o.ties == "average":
+            schema |= {"tie_first": pl.Int64(), "tie_size": pl.Int64()}
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+FACE = OracleFace()

@@ -37,41 +37,42 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'rankframe[spark]'"
     ) from exc
 
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import polars as pl
+
 from rankframe import validation
 from rankframe.errors import InputError
+from rankframe.faces.base import JudgeOptions, Role, Ties, require_support
+from rankframe.measures import Measure, parse_all
 from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import GAINS, Gain, label
 from rankframe.metrics.gains import IDEALS, Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
+from rankframe.metrics.registry import METRICS, Metric
 
-#: The registered metrics (``rankframe.metrics.registry.METRICS``) this face implements. The
-#: rest (rank correlations, tie-aware variants) are Polars and DuckDB only for now.
-SUPPORTED_METRICS: tuple[str, ...] = (
-    "average_precision",
-    "bpref",
-    "cg",
-    "dcg",
-    "f1",
-    "hit_rate",
-    "idcg",
-    "iprec_at_recall",
-    "ndcg",
-    "num_rel",
-    "num_rel_ret",
-    "num_ret",
-    "precision",
-    "r_precision",
-    "recall",
-    "reciprocal_rank",
-    "rbp",
-    "rbp_residual",
-    "err",
-    "judged",
+#: Registered metrics without a Spark function yet, each with the reason (as data: the
+#: completeness tests check it against the registry and the functions below).
+UNSUPPORTED: dict[str, str] = {
+    **{name: "rank correlation has no Spark aggregate yet"
+       for name in ("kendall_tau", "kendall_distance", "spearman_rho", "rbo")},
+    **{f"{name}_ties": "tie-aware metrics have no Spark aggregate yet"
+       for name in ("precision", "recall", "dcg", "ndcg", "reciprocal_rank",
+                    "average_precision")},
+}
+SUPPORTED_METRICS: tuple[str, ...] = tuple(
+    name for name in sorted(METRICS) if name not in UNSUPPORTED
 )
 
 __all__ = [
     *SUPPORTED_METRICS,
     "SUPPORTED_METRICS",
+    "UNSUPPORTED",
+    "evaluate",
     "judge",
     "unjudged_run_queries",
 ]
@@ -1023,3 +1024,88 @@ def _problem_message(fn: str, query: str, doc: str, rows: list[Row]) -> str:
         f"{fn}: duplicate ({query}, {doc}) in the {side}: {pairs}; "
         "each pair may appear only once"
     )
+
+
+# --------------------------------------------------------------------------------------
+# Measure strings, and the face protocol
+# --------------------------------------------------------------------------------------
+
+
+def column(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> Column:
+    """The metric's aggregate column for these column names and parameter values."""
+    build: Callable[..., Column] = getattr(sys.modules[__name__], metric.name)
+    args, kwargs = metric.arguments(columns, values)
+    return build(*args, **kwargs)
+
+
+def evaluate(
+    judged: DataFrame,
+    measures: str | Sequence[str],
+    *,
+    query: str | Sequence[str] = "qid",
+    rel: str = "rel",
+    rank: str = "rank",
+    threshold: float = 1,
+) -> DataFrame:
+    """Per-query values of measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...) over a
+    judged Spark DataFrame, in one aggregation: one row per query, one column per measure
+    (named as written), sorted by the query columns. Nothing is collected.
+
+    Examples
+    --------
+    >>> per_query = evaluate(judged_df, ["ndcg@10", "map", "P@10"])  # doctest: +SKIP
+    """
+    keys = [query] if isinstance(query, str) else list(query)
+    labels = [measures] if isinstance(measures, str) else list(measures)
+    parsed = parse_all(labels, threshold=threshold)
+    require_support(FACE, parsed)
+    return FACE.evaluate(judged, parsed, keys, {"rel": rel, "rank": rank})
+
+
+_TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
+             pl.Int8: "byte", pl.Float64: "double", pl.Float32: "float",
+             pl.Boolean: "boolean", pl.Null: "double"}
+_TO_POLARS = {T.StringType: pl.String, T.LongType: pl.Int64, T.IntegerType: pl.Int32,
+              T.ShortType: pl.Int16, T.ByteType: pl.Int8, T.DoubleType: pl.Float64,
+              T.FloatType: pl.Float32, T.BooleanType: pl.Boolean}
+
+
+class SparkFace:
+    name = "spark"
+    role: Role = "cluster"
+    unsupported: Mapping[str, str] = UNSUPPORTED
+    judge_ties: frozenset[Ties] = frozenset({"docid"})
+
+    def unavailable(self) -> str | None:
+        if shutil.which("java") or os.environ.get("JAVA_HOME"):
+            return None
+        return "no Java runtime for Spark (no java on PATH, JAVA_HOME unset)"
+
+    def native(self, frame: pl.DataFrame) -> DataFrame:
+        """``frame`` as a Spark DataFrame of the active (or a new local) session."""
+        from pyspark.sql import SparkSession
+
+        schema = ", ".join(f"`{c}` {_TO_SPARK[type(t)]}" for c, t in frame.schema.items())
+        return SparkSession.builder.getOrCreate().createDataFrame(frame.rows(), schema)
+
+    def to_polars(self, table: DataFrame) -> pl.DataFrame:
+        schema = {f.name: _TO_POLARS[type(f.dataType)]() for f in table.schema.fields}
+        return pl.DataFrame([tuple(r) for r in table.collect()], schema=schema, orient="row")
+
+    def evaluate(self, judged: DataFrame, measures: Sequence[Measure], keys: Sequence[str],
+                 columns: Mapping[str, str], *, connection: Any = None) -> DataFrame:
+        # Positional aliases: Spark resolves names case-insensitively ("nDCG@10", "ndcg@10").
+        aggregates = [column(m.metric, columns, m.values).alias(f"__m{i}")
+                      for i, m in enumerate(measures)]
+        order = [F.col(k).asc_nulls_first() for k in keys]
+        result = judged.groupBy(*keys).agg(*aggregates).orderBy(*order)
+        return result.toDF(*keys, *(m.label for m in measures))
+
+    def judge(self, run: DataFrame, qrels: DataFrame, options: JudgeOptions) -> DataFrame:
+        if options.ties != "docid":
+            raise ValueError(f"the spark face judges with ties='docid' only, got {options.ties!r}")
+        return judge(run, qrels, query=options.query, doc=options.doc, score=options.score,
+                     rel=options.rel, depth=options.depth)
+
+
+FACE = SparkFace()

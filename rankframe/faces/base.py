@@ -1,0 +1,117 @@
+"""The protocol every face implements, and the pieces faces share.
+
+A face is one backend's implementation of the whole registry: it evaluates measures over a
+judged table in its own native table type, judges a run against qrels, converts between its
+native tables and Polars (for the tests and the command line), and says as data which
+metrics and judge options it supports. ``rankframe.evaluate``, the command line and the
+test-suite reach every backend through this protocol; :mod:`rankframe.faces` registers the
+faces by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import polars as pl
+
+from rankframe.errors import MeasureError
+from rankframe.table.judge import Ties
+
+if TYPE_CHECKING:
+    from rankframe.measures import Measure
+    from rankframe.metrics.registry import Metric
+
+__all__ = ["Face", "JudgeOptions", "Role", "Ties", "require_support", "result_dtypes",
+           "supports"]
+
+#: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
+#: ``cluster``: evaluates its own distributed tables; ``oracle``: the slow reference.
+Role = Literal["engine", "cluster", "oracle"]
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """Column names and options of a ``judge`` call, as every face receives them."""
+
+    query: str = "qid"
+    doc: str = "docid"
+    score: str = "score"
+    rel: str = "rel"
+    depth: int | None = None
+    ties: Ties = "docid"
+
+
+class Face(Protocol):
+    """One backend. ``native`` tables are what its ``evaluate`` and ``judge`` take and give:
+    Polars frames for the in-process engines, Spark DataFrames for Spark."""
+
+    @property
+    def name(self) -> str:
+        """The name it is registered and selected under (``engine="duckdb"``)."""
+        ...
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def unsupported(self) -> Mapping[str, str]:
+        """Registered metrics it does not implement, each with the reason."""
+        ...
+
+    @property
+    def judge_ties(self) -> frozenset[Ties]:
+        """The ``ties`` options its ``judge`` implements."""
+        ...
+
+    def unavailable(self) -> str | None:
+        """Why it cannot run here (a missing extra, no Java runtime), or None."""
+        ...
+
+    def native(self, frame: pl.DataFrame) -> Any:
+        """``frame`` as a native table of this face."""
+        ...
+
+    def to_polars(self, table: Any) -> pl.DataFrame:
+        """A native table as a Polars frame (one collect for a distributed table)."""
+        ...
+
+    def evaluate(self, judged: Any, measures: Sequence[Measure], keys: Sequence[str],
+                 columns: Mapping[str, str], *, connection: Any = None) -> Any:
+        """One row per query key of ``judged`` (keys sorted, NULL first), one column per
+        measure, named by its label: Float64, Int64 for counts. ``columns`` maps each
+        column name a metric reads (``rel``, ``rank`` ...) to the table's column;
+        ``connection`` is the face's session or connection, if it takes one. The input is
+        trusted: callers check it first (:func:`rankframe.table.checks.check_judged`)."""
+        ...
+
+    def judge(self, run: Any, qrels: Any, options: JudgeOptions) -> Any:
+        """The judged long table of ``run`` against ``qrels`` (docs/semantics.md, "From a
+        run and qrels to the judged table")."""
+        ...
+
+
+def supports(face: Face, metric: Metric) -> bool:
+    """True if ``face`` implements ``metric``."""
+    return metric.name not in face.unsupported
+
+
+def require_support(face: Face, measures: Sequence[Measure]) -> None:
+    """Raise a clear error for the first measure ``face`` cannot compute."""
+    for measure in measures:
+        reason = face.unsupported.get(measure.metric.name)
+        if reason is not None:
+            raise MeasureError(
+                f"measure {measure.label!r}: the {face.name} face has no {measure.metric.name}"
+                f" ({reason})"
+            )
+
+
+def result_dtypes(keys: Mapping[str, pl.DataType], measures: Sequence[Measure]
+                  ) -> dict[str, pl.DataType]:
+    """The schema of an ``evaluate`` result: the key columns, then Float64 per measure, Int64
+    for counts."""
+    return dict(keys) | {
+        m.label: pl.Int64() if m.metric.is_count else pl.Float64() for m in measures
+    }

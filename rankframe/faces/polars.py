@@ -1,0 +1,59 @@
+"""The Polars face: every metric as a ``pl.Expr`` (the builders of :mod:`rankframe.metrics`,
+``rankframe.<name>``), evaluated lazily on the streaming engine; ``judge`` is
+:func:`rankframe.table.judge.judge`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankframe import metrics
+from rankframe.faces.base import JudgeOptions, Role, Ties
+from rankframe.measures import Measure
+from rankframe.metrics.registry import Metric
+from rankframe.table.judge import judge
+
+
+def builder(metric: Metric) -> Callable[..., pl.Expr]:
+    """The Polars builder of ``metric`` (``rankframe.ndcg`` for ``ndcg``)."""
+    built: Callable[..., pl.Expr] = getattr(metrics, metric.name)
+    return built
+
+
+def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> pl.Expr:
+    """The metric's expression for these column names and parameter values."""
+    args, kwargs = metric.arguments(columns, values)
+    return builder(metric)(*args, **kwargs)
+
+
+class PolarsFace:
+    name = "polars"
+    role: Role = "engine"
+    unsupported: Mapping[str, str] = {}
+    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
+        return frame
+
+    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
+        return table
+
+    def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
+                 keys: Sequence[str], columns: Mapping[str, str], *,
+                 connection: Any = None) -> pl.DataFrame:
+        exprs = [expression(m.metric, columns, m.values).alias(m.label) for m in measures]
+        lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
+        return lazy.collect(engine="streaming")
+
+    def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
+              ) -> pl.DataFrame | pl.LazyFrame:
+        return judge(run, qrels, query=options.query, doc=options.doc, score=options.score,
+                     rel=options.rel, depth=options.depth, ties=options.ties)
+
+
+FACE = PolarsFace()
