@@ -29,6 +29,7 @@ import tasks  # noqa: E402
 
 import rankframe as rf  # noqa: E402
 import rankframe.duckdb as rfdb  # noqa: E402
+from rankframe.faces.polars import expression  # noqa: E402
 from rankframe.measures import parse_all  # noqa: E402
 from rankframe.table.checks import check_judged  # noqa: E402
 
@@ -285,7 +286,7 @@ def main() -> None:
     )
     ms = parse_all(tasks.MEASURES)
     exprs = [
-        m.metric.polars_expr({"rel": "rel", "rank": "rank"}, m.values).alias(m.label) for m in ms
+        expression(m.metric, {"rel": "rel", "rank": "rank"}, m.values).alias(m.label) for m in ms
     ]
     base = timed(
         "  group_by(qid).agg(5 registry exprs), streaming",

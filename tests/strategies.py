@@ -218,3 +218,30 @@ def tables_for(metric: Metric) -> st.SearchStrategy[pl.DataFrame]:
     if metric.columns == TIED:
         return tied_tables()
     raise AssertionError(f"no table strategy for columns {metric.columns!r}")
+
+
+Run = list[tuple[Any, Any, float]]
+Qrels = list[tuple[Any, Any, int]]
+DOC_NAMES = ["d1", "d2", "d9", "d10", "d100", "D1", "a", "ab", "b", "é", "z", "Z", "_", "d-1"]
+DOC_NUMBERS = [1, 2, 9, 10, 11, 100, 99, 0, 7, 70]
+
+
+@st.composite
+def runs_and_qrels(draw: st.DrawFn) -> tuple[Run, Qrels, bool]:
+    """Runs with many tied scores and qrels sharing some of their documents.
+
+    Queries may be run-only (to be dropped), qrels-only (to be kept) or both; ids are all
+    strings or all integers (so ``9`` and ``10`` tie-break as the text ``"9" > "10"``).
+    """
+    integer_ids = draw(st.booleans())
+    docs = DOC_NUMBERS if integer_ids else DOC_NAMES
+    scores = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.5, -3.0, 1e9])
+    run: Run = []
+    qrels: Qrels = []
+    for q in range(draw(st.integers(1, 16))):
+        qid: Any = q if integer_ids else f"q{q}"
+        run_docs = draw(st.lists(st.sampled_from(docs), unique=True, max_size=len(docs)))
+        run += [(qid, d, draw(scores)) for d in run_docs]
+        judged_docs = draw(st.lists(st.sampled_from(docs), unique=True, max_size=8))
+        qrels += [(qid, d, draw(st.sampled_from([-1, 0, 1, 2]))) for d in judged_docs]
+    return run, qrels, integer_ids

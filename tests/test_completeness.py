@@ -1,5 +1,6 @@
-"""Completeness: every registered metric has all its faces with one signature, and every
-public macro under sql/ is accounted for."""
+"""Completeness: every registered face implements every registered metric or says why not
+(as data), every face has the registry's signature, and every public macro under sql/ is
+accounted for."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ import duckdb
 import pytest
 
 import rankframe
+from rankframe import faces
+from rankframe.faces import oracle
+from rankframe.faces.base import Face
+from rankframe.faces.polars import builder
 from rankframe.metrics.registry import METRICS, Metric
 from tests.conftest import SQL_DIR
 
@@ -65,8 +70,8 @@ def expected_polars_signature(metric: Metric) -> list[tuple[str, inspect._Parame
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_polars_face_signature(name: str) -> None:
     metric = METRICS[name]
-    assert getattr(rankframe, name) is metric.polars, f"rankframe.{name} is not the registered face"
-    params = inspect.signature(metric.polars).parameters.values()
+    assert getattr(rankframe, name) is builder(metric), f"rankframe.{name} is not the builder"
+    params = inspect.signature(builder(metric)).parameters.values()
     actual = [(p.name, p.kind, p.default) for p in params]
     expected = expected_polars_signature(metric)
     names = [e[0] for e in expected]
@@ -78,9 +83,27 @@ def test_polars_face_signature(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_reference_face_signature(name: str) -> None:
+def test_oracle_face_signature(name: str) -> None:
     metric = METRICS[name]
-    params = list(inspect.signature(metric.reference).parameters.values())
-    assert [p.name for p in params] == ["rows", *(p.name for p in metric.params)]
+    signature = inspect.signature(getattr(oracle, name))
+    assert [p.name for p in signature.parameters.values()] == [
+        "rows", *(p.name for p in metric.params)]
     for p in metric.optional:
-        assert inspect.signature(metric.reference).parameters[p.name].default == p.default
+        assert signature.parameters[p.name].default == p.default
+
+
+def test_every_face_covers_the_registry(face: Face) -> None:
+    """A face implements each registered metric or names it, with a reason, as unsupported;
+    the engines (which ``evaluate`` offers) implement them all."""
+    assert set(face.unsupported) <= set(METRICS), "unsupported names that are not registered"
+    assert all(reason.strip() for reason in face.unsupported.values())
+    if face.role in ("engine", "oracle"):
+        assert not face.unsupported
+    assert face.judge_ties <= {"docid", "average"} and "docid" in face.judge_ties
+
+
+def test_registration_names_the_face() -> None:
+    for name in faces.REGISTERED:
+        if faces.unavailable(name) is None:
+            assert faces.get(name).name == name
+            assert faces.get(name).role == faces.REGISTERED[name].role

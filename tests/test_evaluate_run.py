@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankframe as rf
+from rankframe import faces
 from rankframe.errors import InputError
 from rankframe.measures import parse_all
 from tests.test_judge import QRELS, RUN, Row, cases, frames, in_chunks
@@ -45,7 +46,7 @@ def expected(run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFram
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
        labels=st.lists(st.sampled_from(POSITIVE), min_size=1, max_size=6, unique=True),
-       engine=st.sampled_from(["polars", "duckdb"]), presorted=st.booleans(),
+       engine=st.sampled_from(faces.ENGINES), presorted=st.booleans(),
        block_rows=st.integers(1, 9), data=st.data())
 def test_positive_measures_skip_the_judged_table(
         case: tuple[list[Row], list[Row]], depth: int | None, labels: list[str], engine: str,
@@ -67,7 +68,7 @@ def test_positive_measures_skip_the_judged_table(
 
 @given(case=cases(), labels=st.lists(st.sampled_from(POSITIVE + OTHERS), min_size=1,
                                      max_size=4, unique=True),
-       lazy=st.booleans(), engine=st.sampled_from(["polars", "duckdb"]))
+       lazy=st.booleans(), engine=st.sampled_from(faces.ENGINES))
 def test_other_measures_and_lazy_frames_take_judge_then_evaluate(
         case: tuple[list[Row], list[Row]], labels: list[str], lazy: bool, engine: str) -> None:
     run_df, qrels_df = frames(*case)

@@ -1,10 +1,9 @@
-"""The Spark face: every registered metric as a PySpark aggregate, and ``judge`` for Spark.
+"""What only the Spark face has: its public module (signatures, exports, the import error
+without PySpark, argument checks as the Polars face's), Spark's own column types and ANSI
+mode, and ``judge``'s errors on Spark DataFrames.
 
-Parity with the reference oracle (1e-9 per query) on generated judged tables, batched so
-that one Spark job evaluates many queries and every registered metric at once; the
-signature and argument checks of each Spark function against its Polars face; ``judge``
-against a pure-Python model of SEMANTICS.md section 2 and against the Polars ``judge``.
-
+Parity, golden cases and ``judge`` against the oracle run for Spark in the shared suites
+(``test_parity.py``, ``test_golden.py``, ``test_judge_faces.py``) like for every face.
 Skipped as a whole when PySpark is not installed or no Java runtime is found.
 """
 
@@ -16,7 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,27 +31,22 @@ if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 import rankframe.spark as rfs
 from rankframe.errors import InputError
+from rankframe.faces import oracle
+from rankframe.faces.polars import builder, expression
 from rankframe.metrics.registry import METRICS, Metric
-from rankframe.table.judge import judge as polars_judge
 from tests.faces import COLUMNS, reference_face
-from tests.strategies import judged_tables, metric_params
+from tests.strategies import Qrels, Run, judged_tables, metric_params
 
 REPO = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-9
-#: Registered metrics without a Spark face, as the registry declares (Metric.spark). A
-#: newly registered metric fails test_registry_coverage until rankframe.spark has it or
-#: its registry entry says spark=False.
-NOT_ON_SPARK = {name for name, metric in METRICS.items() if not metric.spark}
 SPARK_METRICS = sorted(rfs.SUPPORTED_METRICS)
-#: Generated examples of the batched parity tests. A Spark job costs about a second here
+#: Generated examples of the batched type/ANSI test. A Spark job costs about a second here
 #: (2 cores) whatever its size, so each example packs many queries into one job: up to
 #: 12 generated tables (96 queries), every Spark metric with 2 parameter sets each.
-PARITY_EXAMPLES = 160
-JUDGE_EXAMPLES = 30
+PARITY_EXAMPLES = 40
 
 
 def spark_settings(max_examples: int) -> settings:
@@ -65,23 +59,8 @@ def spark_settings(max_examples: int) -> settings:
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    """A small local Spark: 2 cores, 2 shuffle partitions, no UI, errors-only logging."""
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("rankframe-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(spark_session: SparkSession) -> SparkSession:
+    return spark_session
 
 
 # --------------------------------------------------------------------------------------
@@ -99,16 +78,14 @@ def test_every_spark_metric_has_the_polars_signature(name: str) -> None:
     metric = METRICS[name]
     assert metric.columns == ("rel", "rank")
     assert name in rfs.__all__, f"rankframe.spark does not export {name}"
-    assert shape(getattr(rfs, name)) == shape(metric.polars)
+    assert shape(getattr(rfs, name)) == shape(builder(metric))
 
 
-def test_registry_coverage() -> None:
-    """Every registered metric is on Spark or knowingly not; rankframe.spark adds no other."""
-    supported = set(rfs.SUPPORTED_METRICS)
-    assert supported <= set(METRICS), f"not registered: {sorted(supported - set(METRICS))}"
-    assert set(METRICS) - supported == NOT_ON_SPARK
+def test_public_functions() -> None:
+    """rankframe.spark exports one function per supported metric, and no other but these."""
     public = {n for n in rfs.__all__ if callable(getattr(rfs, n))}
-    assert public == supported | {"judge", "unjudged_run_queries"}
+    assert public == set(SPARK_METRICS) | {"evaluate", "judge", "unjudged_run_queries"}
+    assert set(SPARK_METRICS) | set(rfs.UNSUPPORTED) == set(METRICS)
 
 
 def test_import_without_pyspark_names_the_extra() -> None:
@@ -168,7 +145,7 @@ def test_bad_arguments_are_refused_like_the_polars_face(name: str, param: str, b
     values = {p.name: GOOD_VALUES.get(p.kind, p.default) for p in metric.params}
     values[param] = bad
     with pytest.raises((TypeError, ValueError)) as polars_error:
-        call(metric.polars, metric, values)
+        call(builder(metric), metric, values)
     with pytest.raises(polars_error.type) as spark_error:
         call(getattr(rfs, name), metric, values)
     assert str(spark_error.value) == str(polars_error.value)
@@ -181,48 +158,14 @@ def test_output_names_match_the_polars_face(spark: SparkSession, data: st.DataOb
     frame = spark.createDataFrame([], "qid string, rel double, rank long")
     metric = METRICS[data.draw(st.sampled_from(SPARK_METRICS))]
     values = data.draw(metric_params(metric))
-    expected = metric.polars_expr(COLUMNS, values).meta.output_name()
+    expected = expression(metric, COLUMNS, values).meta.output_name()
     column = call(getattr(rfs, metric.name), metric, values)
     assert frame.groupBy("qid").agg(column).columns == ["qid", expected]
 
 
 # --------------------------------------------------------------------------------------
-# Worked examples of SEMANTICS.md section 5, and the edges of Spark's semantics
+# The edges of Spark's semantics
 # --------------------------------------------------------------------------------------
-
-
-def test_worked_examples(spark: SparkSession) -> None:
-    lists = {
-        "binary": [1, 0, 1, 0, 1],
-        "graded": [3, 2, 3, 0, 1],
-        "eight": [1, 0, 1, 1, 0, 1, 0, 0],
-        "second": [5, 2, 4, 0, 1],
-    }
-    rows = [(q, i, g) for q, grades in lists.items() for i, g in enumerate(grades, start=1)]
-    # Integer grades and ranks: Spark's integer arithmetic must not truncate anything.
-    frame = spark.createDataFrame(rows, "qid string, rank int, rel int")
-    out = {
-        r["qid"]: r.asDict()
-        for r in frame.groupBy("qid").agg(
-            rfs.precision("rel", 4), rfs.recall("rel", 4), rfs.f1("rel", 4),
-            rfs.reciprocal_rank("rel"), rfs.average_precision("rel"),
-            rfs.dcg("rel", 5), rfs.idcg("rel", 5), rfs.ndcg("rel", 5), rfs.ndcg("rel", 8),
-            rfs.cg("rel", 3),
-        ).collect()
-    }
-    expect = {
-        ("binary", "P@4"): 0.5, ("binary", "recall@4"): 2 / 3, ("binary", "f1@4"): 0.5714,
-        ("binary", "reciprocal_rank"): 1.0, ("binary", "average_precision"): 0.7556,
-        ("graded", "cg@3"): 8.0, ("graded", "dcg@5"): 6.1487, ("graded", "idcg@5"): 6.3235,
-        ("graded", "ndcg@5"): 0.9724,
-        ("eight", "P@4"): 0.75, ("eight", "recall@4"): 0.75, ("eight", "f1@4"): 0.75,
-        ("eight", "average_precision"): 0.7708, ("eight", "ndcg@8"): 0.8928,
-        ("second", "dcg@5"): 8.6488, ("second", "idcg@5"): 8.9543, ("second", "ndcg@5"): 0.9659,
-    }
-    # SEMANTICS.md prints 4 decimals; its DCG@5 = 8.6488 and IDCG@5 = 8.9543 of the
-    # second list are one unit off in the last place (exact: 8.648712, 8.954396).
-    for (qid, column), value in expect.items():
-        assert out[qid][column] == pytest.approx(value, abs=1e-4), (qid, column)
 
 
 def test_empty_input_gives_the_reference_values(spark: SparkSession) -> None:
@@ -231,7 +174,7 @@ def test_empty_input_gives_the_reference_values(spark: SparkSession) -> None:
     cases = [(METRICS[name], {p.name: GOOD_VALUES.get(p.kind, p.default)
                               for p in METRICS[name].params}) for name in SPARK_METRICS]
     row = frame.select(*[call(getattr(rfs, m.name), m, v) for m, v in cases]).collect()[0]
-    assert list(row) == [m.reference_value([], v) for m, v in cases]
+    assert list(row) == [oracle.value(m, [], v) for m, v in cases]
 
 
 def test_columns_may_be_expressions(spark: SparkSession) -> None:
@@ -247,7 +190,7 @@ def test_columns_may_be_expressions(spark: SparkSession) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Parity with the reference oracle, all metrics in one Spark job per generated batch
+# Spark's column types and ANSI mode: all metrics in one Spark job per generated batch
 # --------------------------------------------------------------------------------------
 
 PARAM_SETS_PER_METRIC = 2
@@ -317,53 +260,8 @@ def test_spark_matches_the_reference(
 
 
 # --------------------------------------------------------------------------------------
-# judge(): a pure-Python model of SEMANTICS.md section 2, and the Polars judge
+# judge() on Spark DataFrames: the workflow, and errors raised from Spark jobs
 # --------------------------------------------------------------------------------------
-
-Run = list[tuple[Any, Any, float]]
-Qrels = list[tuple[Any, Any, int]]
-DOC_NAMES = ["d1", "d2", "d9", "d10", "d100", "D1", "a", "ab", "b", "é", "z", "Z", "_", "d-1"]
-DOC_NUMBERS = [1, 2, 9, 10, 11, 100, 99, 0, 7, 70]
-
-
-@st.composite
-def runs_and_qrels(draw: st.DrawFn) -> tuple[Run, Qrels, bool]:
-    """Runs with many tied scores and qrels sharing some of their documents.
-
-    Queries may be run-only (to be dropped), qrels-only (to be kept) or both; ids are all
-    strings or all integers (so ``9`` and ``10`` tie-break as the text ``"9" > "10"``).
-    """
-    integer_ids = draw(st.booleans())
-    docs = DOC_NUMBERS if integer_ids else DOC_NAMES
-    scores = st.sampled_from([0.0, -0.0, 1.0, 1.0, 2.5, -3.0, 1e9])
-    run: Run = []
-    qrels: Qrels = []
-    for q in range(draw(st.integers(1, 16))):
-        qid: Any = q if integer_ids else f"q{q}"
-        run_docs = draw(st.lists(st.sampled_from(docs), unique=True, max_size=len(docs)))
-        run += [(qid, d, draw(scores)) for d in run_docs]
-        judged_docs = draw(st.lists(st.sampled_from(docs), unique=True, max_size=8))
-        qrels += [(qid, d, draw(st.sampled_from([-1, 0, 1, 2]))) for d in judged_docs]
-    return run, qrels, integer_ids
-
-
-def model_judge(run: Run, qrels: Qrels, depth: int | None) -> set[tuple[Any, ...]]:
-    """SEMANTICS.md section 2, written as plainly as possible."""
-    judged_queries = {q for q, _, _ in qrels}
-    grades = {(q, d): g for q, d, g in qrels}
-    out: set[tuple[Any, ...]] = set()
-    ranked: set[tuple[Any, Any]] = set()
-    for qid in sorted({q for q, _, _ in run} & judged_queries):
-        mine = [(d, s) for q, d, s in run if q == qid]
-        mine.sort(key=lambda x: (x[1], str(x[0]).encode("utf-8")), reverse=True)
-        for position, (d, s) in enumerate(mine, start=1):
-            if depth is not None and position > depth:
-                break
-            out.add((qid, d, position, grades.get((qid, d)), s + 0.0))
-            ranked.add((qid, d))
-    out |= {(q, d, None, g, None) for q, d, g in qrels if (q, d) not in ranked}
-    return out
-
 
 def frames(spark: SparkSession, run: Run, qrels: Qrels, integer_ids: bool
            ) -> tuple[DataFrame, DataFrame]:
@@ -372,32 +270,6 @@ def frames(spark: SparkSession, run: Run, qrels: Qrels, integer_ids: bool
         spark.createDataFrame(run, f"qid {id_type}, docid {id_type}, score double"),
         spark.createDataFrame(qrels, f"qid {id_type}, docid {id_type}, rel int"),
     )
-
-
-@given(case=runs_and_qrels(), depth=st.one_of(st.none(), st.integers(1, 6)))
-@spark_settings(JUDGE_EXAMPLES)
-def test_judge_matches_the_model_and_the_polars_judge(
-    spark: SparkSession, case: tuple[Run, Qrels, bool], depth: int | None
-) -> None:
-    run, qrels, integer_ids = case
-    run_df, qrels_df = frames(spark, run, qrels, integer_ids)
-    judged = rfs.judge(run_df, qrels_df, depth=depth)
-    assert judged.columns == ["qid", "docid", "rank", "rel", "score"]
-    assert judged.schema["rank"].dataType == T.LongType()
-    assert judged.schema["score"].dataType == T.DoubleType()
-    got = [tuple(r) for r in judged.collect()]
-    assert len(got) == len(set(got))
-    assert set(got) == model_judge(run, qrels, depth)
-
-    id_dtype = pl.Int32 if integer_ids else pl.String
-    polars_run = pl.DataFrame(run, schema={"qid": id_dtype, "docid": id_dtype,
-                                           "score": pl.Float64}, orient="row")
-    polars_qrels = pl.DataFrame(qrels, schema={"qid": id_dtype, "docid": id_dtype,
-                                               "rel": pl.Int32}, orient="row")
-    assert set(got) == set(polars_judge(polars_run, polars_qrels, depth=depth).rows())
-
-    dropped = [r["qid"] for r in rfs.unjudged_run_queries(run_df, qrels_df).collect()]
-    assert dropped == sorted({q for q, _, _ in run} - {q for q, _, _ in qrels})
 
 
 def test_judge_then_metrics(spark: SparkSession) -> None:
