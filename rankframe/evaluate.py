@@ -45,7 +45,8 @@ def evaluate(
     Parameters
     ----------
     judged
-        The judged long table (SEMANTICS.md §1), e.g. from :func:`rankframe.table.judge`.
+        The judged long table (docs/semantics.md#the-judged-long-table), e.g. from
+        :func:`rankframe.judge`.
     measures
         Measure strings such as ``"ndcg@10"``, ``"P@10"``, ``"map"``, ``"mrr@10"`` or
         trec_eval names (``"ndcg_cut_10"``, ``"P_10"``); each becomes a column so named.

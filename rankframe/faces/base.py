@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from rankframe.measures import Measure
     from rankframe.metrics.registry import Metric
 
-__all__ = ["Face", "JudgeOptions", "Role", "Ties", "require_support", "result_dtypes",
-           "supports"]
+__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "require_support",
+           "result_dtypes", "supports"]
 
 #: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
 #: ``cluster``: evaluates its own distributed tables; ``oracle``: the slow reference.
@@ -90,6 +90,22 @@ class Face(Protocol):
         """The judged long table of ``run`` against ``qrels`` (docs/semantics.md, "From a
         run and qrels to the judged table")."""
         ...
+
+
+class PolarsNative:
+    """What the faces whose native tables are Polars frames share: nothing to convert, and
+    nothing missing (the in-process engines and the oracle)."""
+
+    unsupported: Mapping[str, str] = {}
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
+        return frame
+
+    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
+        return table
 
 
 def supports(face: Face, metric: Metric) -> bool:

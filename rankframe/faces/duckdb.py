@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from rankframe.faces.base import JudgeOptions, Role, Ties, result_dtypes
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
 
@@ -68,9 +68,9 @@ def register(
     --------
     >>> import rankframe.duckdb
     >>> con = rankframe.duckdb.register()
-    >>> con.sql("SELECT rf_ndcg(rel, rank, 5) FROM (VALUES (1, 3), (2, 2), (3, 3), "
-    ...         "(4, 0), (5, 1)) t(rank, rel)").fetchone()[0].__round__(4)
-    0.9724
+    >>> con.sql("SELECT round(rf_ndcg(rel, rank, 5), 4) FROM (VALUES (1, 3), (2, 2), (3, 3), "
+    ...         "(4, 0), (5, 1)) t(rank, rel)").fetchall()
+    [(0.9724,)]
     """
     connection = con if con is not None else duckdb.connect()
     for path in sql_files(sql_dir):
@@ -200,20 +200,10 @@ def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl
     return pl.DataFrame(rows, schema=list(schema), orient="row").cast(pl.Schema(schema))
 
 
-class DuckDBFace:
+class DuckDBFace(PolarsNative):
     name = "duckdb"
     role: Role = "engine"
-    unsupported: Mapping[str, str] = {}
     judge_ties: frozenset[Ties] = frozenset({"docid"})
-
-    def unavailable(self) -> str | None:
-        return None
-
-    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
-        return frame
-
-    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
-        return table
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
@@ -254,4 +244,4 @@ class DuckDBFace:
         return judged.rename({new: old for old, new in names.items()})
 
 
-FACE = DuckDBFace()
+FACE: Face = DuckDBFace()

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from rankframe.errors import InputError
-from rankframe.faces.base import JudgeOptions, Role, Ties, result_dtypes
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
 
@@ -480,20 +480,10 @@ def _judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, 
     return ranked_rows + unretrieved
 
 
-class OracleFace:
+class OracleFace(PolarsNative):
     name = "oracle"
     role: Role = "oracle"
-    unsupported: Mapping[str, str] = {}
     judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
-
-    def unavailable(self) -> str | None:
-        return None
-
-    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
-        return frame
-
-    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
-        return table
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
@@ -522,4 +512,4 @@ class OracleFace:
         return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-FACE = OracleFace()
+FACE: Face = OracleFace()

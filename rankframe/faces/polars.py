@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from rankframe import metrics
-from rankframe.faces.base import JudgeOptions, Role, Ties
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
 from rankframe.table.judge import judge
@@ -28,20 +28,10 @@ def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, 
     return builder(metric)(*args, **kwargs)
 
 
-class PolarsFace:
+class PolarsFace(PolarsNative):
     name = "polars"
     role: Role = "engine"
-    unsupported: Mapping[str, str] = {}
     judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
-
-    def unavailable(self) -> str | None:
-        return None
-
-    def native(self, frame: pl.DataFrame) -> pl.DataFrame:
-        return frame
-
-    def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
-        return table
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
@@ -56,4 +46,4 @@ class PolarsFace:
                      rel=options.rel, depth=options.depth, ties=options.ties)
 
 
-FACE = PolarsFace()
+FACE: Face = PolarsFace()

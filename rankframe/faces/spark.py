@@ -15,9 +15,12 @@ per query: the ranks of its relevant retrieved rows, its positive gains, or the
 relevance flags of its judged retrieved rows. Every score is ``DoubleType``; the
 ``num_*`` counts are ``LongType``.
 
-Conventions of the judged long table (see SEMANTICS.md): ``rank`` NULL = judged but not
-retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` = pooled but unjudged;
-a row is relevant iff ``rel >= threshold``.
+Conventions of the judged long table (docs/semantics.md#the-judged-long-table): ``rank``
+NULL = judged but not retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` =
+pooled but unjudged; a row is relevant iff ``rel >= threshold``.
+
+``evaluate(judged, ["ndcg@10", "map"])`` takes measure strings, as ``rankframe.evaluate``
+does; the face object ``FACE`` is what ``rankframe.faces`` registers.
 
 PySpark is the optional extra ``rankframe[spark]``: ``import rankframe`` never needs it.
 """
@@ -47,7 +50,7 @@ import polars as pl
 
 from rankframe import validation
 from rankframe.errors import InputError
-from rankframe.faces.base import JudgeOptions, Role, Ties, require_support
+from rankframe.faces.base import Face, JudgeOptions, Role, Ties, require_support
 from rankframe.measures import Measure, parse_all
 from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import GAINS, Gain, label
@@ -786,7 +789,8 @@ def judged(
 
 
 # --------------------------------------------------------------------------------------
-# From a run and qrels to the judged long table (SEMANTICS.md section 2)
+# From a run and qrels to the judged long table
+# (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
 # --------------------------------------------------------------------------------------
 
 _Kind = Literal["id", "numeric"]
@@ -1059,7 +1063,8 @@ def evaluate(
     labels = [measures] if isinstance(measures, str) else list(measures)
     parsed = parse_all(labels, threshold=threshold)
     require_support(FACE, parsed)
-    return FACE.evaluate(judged, parsed, keys, {"rel": rel, "rank": rank})
+    result: DataFrame = FACE.evaluate(judged, parsed, keys, {"rel": rel, "rank": rank})
+    return result
 
 
 _TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
@@ -1108,4 +1113,4 @@ class SparkFace:
                      rel=options.rel, depth=options.depth)
 
 
-FACE = SparkFace()
+FACE: Face = SparkFace()
