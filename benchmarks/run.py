@@ -9,6 +9,11 @@ noisy: read medians and ratios, not absolute numbers.
     python benchmarks/run.py                 # 1M rows, 3 repetitions (a few minutes)
     python benchmarks/run.py --rows 7M       # generates benchmarks/data/7M first if missing
     python benchmarks/run.py --tools rf_polars,pytrec_eval --repeat 5
+    python benchmarks/run.py --baseline ../old-checkout   # this tree vs another, interleaved
+
+With ``--baseline DIR`` every rankframe tool also runs from the checkout DIR (its own
+``benchmarks/tasks.py``, its package first on ``PYTHONPATH``), interleaved with this tree's,
+and a before/after table gives this tree ÷ DIR per phase.
 """
 
 from __future__ import annotations
@@ -87,7 +92,11 @@ def spawn(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, fl
         return wall, usage.ru_maxrss / 1024, out.read()
 
 
-def run_task(task: str, data: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+BASELINE_SUFFIX = "@baseline"
+
+
+def run_task(task: str, data: Path, env: dict[str, str] | None = None,
+             tasks: Path = TASKS) -> dict[str, Any]:
     if task == "rf_cli":
         argv = [
             PY,
@@ -110,7 +119,7 @@ def run_task(task: str, data: Path, env: dict[str, str] | None = None) -> dict[s
     name, extra = ALIASES.get(task, (task, {}))
     if extra:
         env = dict(env or os.environ, **extra)
-    wall, rss, out = spawn([PY, str(TASKS), name, str(data)], env)
+    wall, rss, out = spawn([PY, str(tasks), name, str(data)], env)
     res = json.loads(out.strip().splitlines()[-1])
     res.update(task=task, wall=wall, rss=rss, cpu=LAST_CPU[0])
     return res
@@ -129,11 +138,18 @@ def median_result(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def measure(tools: list[str], data: Path, repeat: int) -> dict[str, dict[str, Any]]:
+def measure(tools: list[str], data: Path, repeat: int, baseline: Path | None = None
+            ) -> dict[str, dict[str, Any]]:
     """Every tool ``repeat`` times, interleaved (round 1: each tool once, round 2: each tool
-    again, ...), so that a slow spell of the shared machine hits every tool alike."""
+    again, ...), so that a slow spell of the shared machine hits every tool alike. With a
+    ``baseline`` checkout, each rankframe tool runs right after its twin from there."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     tools = ["rf_trec" if t == "rf_cli" and not cli_available() else t for t in tools]
+    if baseline is not None:
+        tools = [x for t in tools
+                 for x in ((t, t + BASELINE_SUFFIX) if t.startswith("rf_") else (t,))]
+    base_env = dict(os.environ, PYTHONPATH=str(baseline))
+    base_tasks = (baseline or REPO) / "benchmarks" / "tasks.py"
     results: dict[str, dict[str, Any]] = {}
     runs: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
     with tempfile.TemporaryDirectory() as cache:
@@ -146,7 +162,11 @@ def measure(tools: list[str], data: Path, repeat: int) -> dict[str, dict[str, An
                   flush=True)
         for round_ in range(1, repeat + 1):
             for tool in tools:
-                runs[tool].append(run_task(tool, data, ranx_env if tool == "ranx" else env))
+                if tool.endswith(BASELINE_SUFFIX):
+                    task = tool.removesuffix(BASELINE_SUFFIX)
+                    runs[tool].append(run_task(task, data, base_env, base_tasks))
+                else:
+                    runs[tool].append(run_task(tool, data, ranx_env if tool == "ranx" else env))
                 print(f"  round {round_} {tool}: {fmt_phases(runs[tool][-1])}", flush=True)
     for tool in tools:
         results[tool] = median_result(runs[tool])
@@ -244,6 +264,20 @@ def ratio_rows(res: dict[str, dict[str, Any]]) -> list[tuple[str, str, float, fl
     return rows
 
 
+def before_after(res: dict[str, dict[str, Any]]) -> list[str]:
+    """Markdown rows: each rankframe tool of this tree ÷ its twin from the baseline."""
+    lines = []
+    for tool, r in res.items():
+        base = res.get(tool + BASELINE_SUFFIX)
+        if base is None:
+            continue
+        phases = [p for p in r["phases"] if p != "setup" and base["phases"].get(p)]
+        shown = ", ".join(f"{p} {r['phases'][p] / base['phases'][p]:.2f}" for p in phases)
+        lines.append(f"| {tool} | {shown} | {r['wall'] / base['wall']:.2f} "
+                     f"| {r['rss'] / base['rss']:.2f} |")
+    return lines
+
+
 def agreement(res: dict[str, dict[str, Any]]) -> dict[str, float]:
     ref = res.get("pytrec_eval", {}).get("means")
     if not ref:
@@ -307,6 +341,17 @@ def markdown(res: dict[str, dict[str, Any]], meta: dict[str, Any], args: argpars
             f"| {r['rss']:.0f} | "
             f"{'' if d is None else f'{d:.1e}'} |"
         )
+    changed = before_after(res)
+    if changed:
+        lines += [
+            "",
+            f"This tree ÷ the baseline `{args.baseline}` (< 1: faster now), medians of "
+            "interleaved runs:",
+            "",
+            "| tool | phases (ratio) | process wall | peak RSS |",
+            "|---|---|---:|---:|",
+            *changed,
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -315,6 +360,8 @@ def main() -> None:
     ap.add_argument("--rows", default="1M", help="workload size (benchmarks/data/<rows>)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--tools", default=",".join(ALL_TOOLS))
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another checkout whose rankframe tools run interleaved with these")
     ap.add_argument(
         "--out", type=Path, default=None, help="markdown (default benchmarks/results/<rows>.md)"
     )
@@ -327,7 +374,7 @@ def main() -> None:
         )
     meta = json.loads((data / "meta.json").read_text())
     print(f"{meta['rows']:,} rows, {meta['queries']:,} queries; repeat={args.repeat}", flush=True)
-    res = measure(args.tools.split(","), data, args.repeat)
+    res = measure(args.tools.split(","), data, args.repeat, args.baseline)
     md = markdown(res, meta, args)
     out = args.out or HERE / "results" / f"{args.rows}.md"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -94,17 +94,19 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    face = _engine(engine)
+    face = _engine("evaluate", engine)
     return face.to_polars(face.evaluate(judged, parsed, keys, columns, connection=con))
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
 
 
-def _engine(name: str) -> faces.Face:
+def _engine(fn: str, name: str) -> faces.Face:
+    """The engine face called ``name`` (one of ``rankframe.faces.ENGINES``)."""
     if name not in faces.ENGINES:
-        choices = ", ".join(repr(e) for e in faces.ENGINES)
-        raise ValueError(f"engine must be one of {choices}, got {name!r}")
+        *others, last = [repr(e) for e in faces.ENGINES]
+        choices = f"{', '.join(others)} or {last}" if others else last
+        raise ValueError(f"{fn}: engine must be {choices}, got {name!r}")
     return faces.get(name)
 
 
@@ -113,7 +115,7 @@ def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str
     """The measures parsed, after checking that the engine has them all and that no label
     is a key column."""
     labels = [measures] if isinstance(measures, str) else list(measures)
-    face = _engine(engine)
+    face = _engine(fn, engine)
     parsed = parse_all(labels, threshold=threshold)
     require_support(face, parsed)
     clash = set(labels) & set(keys)
@@ -174,7 +176,7 @@ def evaluate_run(
                         threshold=threshold, con=con)
     rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
                                depth=depth)
-    face = _engine(engine)
+    face = _engine(fn, engine)
     return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
                                         connection=con))
 
