@@ -73,7 +73,7 @@ def evaluate(
     [('a', 0.0, 0.5), ('b', 1.0, 1.0)]
     """
     keys = _keys(query)
-    parsed = _parsed("evaluate", measures, keys, engine, threshold)
+    face, parsed = _parsed("evaluate", measures, keys, engine, threshold)
     columns = _COLUMNS | {"rel": rel, "rank": rank}
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
@@ -94,7 +94,6 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    face = _engine("evaluate", engine)
     return face.to_polars(face.evaluate(judged, parsed, keys, columns, connection=con))
 
 
@@ -111,9 +110,9 @@ def _engine(fn: str, name: str) -> faces.Face:
 
 
 def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str,
-            threshold: float) -> list[Measure]:
-    """The measures parsed, after checking that the engine has them all and that no label
-    is a key column."""
+            threshold: float) -> tuple[faces.Face, list[Measure]]:
+    """The engine face and the measures parsed, after checking that the engine has them all
+    and that no label is a key column."""
     labels = [measures] if isinstance(measures, str) else list(measures)
     face = _engine(fn, engine)
     parsed = parse_all(labels, threshold=threshold)
@@ -121,7 +120,7 @@ def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str
     clash = set(labels) & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
-    return parsed
+    return face, parsed
 
 
 def _positive_rows_suffice(parsed: list[Measure]) -> bool:
@@ -167,7 +166,7 @@ def evaluate_run(
     [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
     """
     fn = "evaluate_run"
-    parsed = _parsed(fn, measures, [query], engine, threshold)
+    face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
     if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
             or not _positive_rows_suffice(parsed)):
@@ -176,7 +175,6 @@ def evaluate_run(
                         threshold=threshold, con=con)
     rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
                                depth=depth)
-    face = _engine(fn, engine)
     return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
                                         connection=con))
 
