@@ -145,33 +145,3 @@ def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
         return checked
 
     return decorate
-
-
-def positive_number(func: str, name: str, value: object) -> float:
-    """Return ``value`` if it is a finite real number > 0."""
-    result: float = check(func, name, "threshold", value)
-    return result
-
-
-def unit_interval(func: str, name: str, value: object) -> float:
-    """Return ``value`` if it lies in [0, 1]."""
-    result: float = check(func, name, "recall_level", value)
-    return result
-
-
-def persistence(func: str, value: object, *, name: str = "p") -> float:
-    """Return ``value`` if it lies in the open interval (0, 1)."""
-    result: float = check(func, name, "persistence", value)
-    return result
-
-
-def optional_positive(func: str, name: str, value: object) -> float | None:
-    """Return ``value`` if it is ``None`` or a finite number > 0."""
-    result: float | None = check(func, name, "grade", value, optional=True)
-    return result
-
-
-def flag(func: str, name: str, value: object) -> bool:
-    """Return ``value`` if it is a bool."""
-    result: bool = check(func, name, "flag", value)
-    return result
