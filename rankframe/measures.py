@@ -215,10 +215,8 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         values.setdefault("threshold", threshold)
     summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")
     measure = Measure(label, metric, values, summary)
-    try:  # validate the parameters now, with the metric's own messages
-        from rankframe.faces.polars import expression
-
-        expression(metric, {c: c for c in metric.columns}, values)
+    try:  # validate the parameters now, with the messages of every face
+        metric.validate(values)
     except (TypeError, ValueError) as exc:
         raise MeasureError(f"measure {label!r}: {exc}") from None
     return measure

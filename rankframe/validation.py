@@ -1,80 +1,147 @@
 """Argument checks shared by every metric face and entry point.
 
-Each check raises ``ValueError``/``TypeError`` naming the function, the argument, what
-was given and what is allowed, so that a bad call fails where it is written, not deep
-inside Polars or DuckDB.
+Each kind of parameter (:data:`rankframe.metrics.registry.ParamKind`) has one :class:`Rule`
+here: what it allows, in words, and the test. :func:`check` applies the rule of a kind;
+``Param.check`` and ``Metric.validate`` in the registry apply it to a metric's declared
+parameters, and :func:`validated` makes a builder (of any face) check its arguments that way
+before it runs. A bad value fails where the call is written, not deep inside Polars,
+DuckDB or Spark, with one message per kind everywhere::
+
+    {function}: {argument} must {what is allowed}, got {value!r}[ of type {type}]
+
+a ``TypeError`` (with the type) when the value is not of the kind at all, a ``ValueError``
+when it is but lies outside what is allowed.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from collections.abc import Collection
-from numbers import Real
-from typing import TypeVar
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+if TYPE_CHECKING:
+    from rankframe.metrics.registry import Metric
+
+__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "validated"]
 
 T = TypeVar("T", bound=str)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _always(value: object) -> bool:
+    return True
+
+
+def _integer(value: object) -> bool:
+    """A Python or NumPy integer, not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _finite(value: object) -> bool:
+    """A finite real number, not a bool."""
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _boolean(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one kind of parameter is checked.
+
+    ``allowed`` completes "<argument> must ..."; ``fits`` tells a value of the right type
+    (else ``TypeError``), ``holds`` one in range (else ``ValueError``); ``convert`` gives
+    the value the builders receive. ``takes_none``: None is always allowed (a cutoff's
+    "whole list"); for the other kinds None is allowed where the declared default is None.
+    """
+
+    allowed: str
+    fits: Callable[[Any], bool]
+    holds: Callable[[Any], bool]
+    convert: Callable[[Any], Any]
+    takes_none: bool = False
+    got: str = ", got"
+
+
+_POSITIVE = Rule("be a finite number > 0", _finite, lambda v: v > 0, float)
+_UNIT = Rule("lie in [0, 1]", _finite, lambda v: 0 <= v <= 1, float)
+
+#: The rule of every parameter kind but ``choice``, whose rule comes from the choices.
+RULES: dict[str, Rule] = {
+    "cutoff": Rule("be a positive integer or None (whole list)", _integer, lambda v: v >= 1,
+                   int, takes_none=True),
+    "threshold": _POSITIVE,
+    "weight": _POSITIVE,
+    "grade": _POSITIVE,
+    "recall_level": _UNIT,
+    "penalty": _UNIT,
+    "persistence": Rule("lie in (0, 1)", _finite, lambda v: 0 < v < 1, float),
+    "flag": Rule("be True or False", _boolean, _always, bool),
+}
+
+
+def _choice_rule(choices: Collection[str]) -> Rule:
+    options = ", ".join(repr(c) for c in choices)
+    return Rule(f"be one of {options}", _always,
+                lambda v: isinstance(v, str) and v in choices, str, got="; got")
+
+
+def check(func: str, name: str, kind: str, value: object, *,
+          choices: Collection[str] = (), optional: bool = False) -> Any:
+    """``value`` of the argument ``name`` of ``func`` checked against the rule of ``kind``
+    (``choices`` for the kind ``"choice"``) and converted; None passes when ``optional``."""
+    rule = _choice_rule(choices) if kind == "choice" else RULES[kind]
+    if value is None and (optional or rule.takes_none):
+        return None
+    allowed = rule.allowed if rule.takes_none or not optional else f"{rule.allowed} or None"
+    if not rule.fits(value):
+        raise TypeError(f"{func}: {name} must {allowed}{rule.got} {value!r} "
+                        f"of type {type(value).__name__}")
+    if not rule.holds(value):
+        raise ValueError(f"{func}: {name} must {allowed}{rule.got} {value!r}")
+    return rule.convert(value)
 
 
 def cutoff(func: str, k: object, *, name: str = "k") -> int | None:
     """Return ``k`` if it is a positive integer or ``None`` (the whole list)."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(
-            f"{func}: {name} must be a positive integer or None (whole list), "
-            f"got {k!r} of type {type(k).__name__}"
-        )
-    if k < 1:
-        raise ValueError(f"{func}: {name} must be a positive integer or None, got {k}")
-    return k
+    result: int | None = check(func, name, "cutoff", k)
+    return result
 
 
 def choice(func: str, name: str, value: object, allowed: Collection[T]) -> T:
     """Return ``value`` if it is one of ``allowed``."""
-    if not isinstance(value, str) or value not in allowed:
-        options = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"{func}: {name} must be one of {options}; got {value!r}")
-    return value  # type: ignore[return-value]
+    result: T = check(func, name, "choice", value, choices=allowed)
+    return result
 
 
-def positive_number(func: str, name: str, value: object) -> float:
-    """Return ``value`` if it is a finite real number > 0 (e.g. a relevance threshold)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise TypeError(f"{func}: {name} must be a finite number > 0, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{func}: {name} must be > 0, got {value!r}")
-    return float(value)
+def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorate the builder of ``metric`` in any face (same name, the registry's calling
+    convention): each call checks the metric's parameters with ``metric.validate`` and runs
+    the builder with the checked values. Name, signature and docstring stay the builder's."""
 
+    def decorate(builder: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(builder)
+        names = [p.name for p in metric.params]
+        if builder.__name__ != metric.name or not set(names) <= set(signature.parameters):
+            raise TypeError(f"{builder.__name__}{signature} is not a builder of {metric.name} "
+                            f"(parameters {', '.join(names) or 'none'})")
 
-def unit_interval(func: str, name: str, value: object, *, open_upper: bool = False) -> float:
-    """Return ``value`` if it lies in [0, 1] (or [0, 1) when ``open_upper``)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise TypeError(f"{func}: {name} must be a number in [0, 1], got {value!r}")
-    upper_ok = value < 1 if open_upper else value <= 1
-    if value < 0 or not upper_ok:
-        bound = "[0, 1)" if open_upper else "[0, 1]"
-        raise ValueError(f"{func}: {name} must lie in {bound}, got {value!r}")
-    return float(value)
+        @functools.wraps(builder)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{metric.name}() {exc}") from None
+            bound.apply_defaults()
+            bound.arguments.update(metric.validate({n: bound.arguments[n] for n in names}))
+            return builder(*bound.args, **bound.kwargs)
 
+        return checked
 
-def persistence(func: str, value: object, *, name: str = "p") -> float:
-    """Return ``value`` if it lies in the open interval (0, 1)."""
-    p = unit_interval(func, name, value, open_upper=True)
-    if p <= 0:
-        raise ValueError(f"{func}: {name} must lie in (0, 1), got {value!r}")
-    return p
-
-
-def optional_positive(func: str, name: str, value: object) -> float | None:
-    """Return ``value`` if it is ``None`` or a finite number > 0."""
-    if value is None:
-        return None
-    return positive_number(func, name, value)
-
-
-def flag(func: str, name: str, value: object) -> bool:
-    """Return ``value`` if it is a bool."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{func}: {name} must be True or False, got {value!r}")
-    return value
-
+    return decorate

@@ -53,10 +53,11 @@ from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties, require_support
 from rankframe.measures import Measure, parse_all
 from rankframe.metrics.counts import PrecisionDivisor
-from rankframe.metrics.expr import GAINS, Gain, label
-from rankframe.metrics.gains import IDEALS, Ideal
+from rankframe.metrics.expr import Gain, label
+from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
 from rankframe.metrics.registry import METRICS, Metric
+from rankframe.validation import validated
 
 #: Registered metrics without a Spark function yet, each with the reason (as data: the
 #: completeness tests check it against the registry and the functions below).
@@ -203,15 +204,12 @@ def _idcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal) ->
     return _sum_array(F.transform(best, lambda g, i: g / _discount(i + 1)))
 
 
-def _check_gain(fn: str, k: int | None, kind: str) -> tuple[int | None, Gain]:
-    return validation.cutoff(fn, k), validation.choice(fn, "gain", kind, GAINS)
-
-
 # --------------------------------------------------------------------------------------
 # Set-based metrics
 # --------------------------------------------------------------------------------------
 
 
+@validated(METRICS["precision"])
 def precision(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -246,13 +244,10 @@ def precision(
     --------
     >>> judged.groupBy("qid").agg(precision("rel", k=10))  # doctest: +SKIP
     """
-    fn = "precision"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
     return _precision(_col(rel), _col(rank), k, threshold, divisor).alias(label("P", k))
 
 
+@validated(METRICS["recall"])
 def recall(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -269,12 +264,10 @@ def recall(
     Column
         A DoubleType aggregate aliased ``recall@k``.
     """
-    fn = "recall"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     return _recall(_col(rel), _col(rank), k, threshold).alias(label("recall", k))
 
 
+@validated(METRICS["f1"])
 def f1(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -293,17 +286,13 @@ def f1(
     Column
         A DoubleType aggregate aliased ``f1@k``.
     """
-    fn = "f1"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    w = validation.positive_number(fn, "beta", beta) ** 2
-    if recall_weight is not None:
-        w = validation.positive_number(fn, "recall_weight", recall_weight)
+    w = beta**2 if recall_weight is None else recall_weight
     p = _precision(_col(rel), _col(rank), k, threshold, "k")
     r = _recall(_col(rel), _col(rank), k, threshold)
     return _ratio(F.lit(1.0 + w) * p * r, F.lit(w) * p + r).alias(label("f1", k))
 
 
+@validated(METRICS["hit_rate"])
 def hit_rate(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -318,13 +307,11 @@ def hit_rate(
     Column
         A DoubleType aggregate aliased ``hit_rate@k``.
     """
-    fn = "hit_rate"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     hits = _hits(_col(rel), _col(rank), k, threshold)
     return (hits > 0).cast("double").alias(label("hit_rate", k))
 
 
+@validated(METRICS["num_ret"])
 def num_ret(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -340,10 +327,10 @@ def num_ret(
     Column
         A LongType aggregate aliased ``num_ret@k``.
     """
-    k = validation.cutoff("num_ret", k)
     return _count(_retrieved(_col(rank), k)).alias(label("num_ret", k))
 
 
+@validated(METRICS["num_rel"])
 def num_rel(
     rel: IntoColumn = "rel",
     *,
@@ -359,10 +346,10 @@ def num_rel(
     Column
         A LongType aggregate aliased ``num_rel``.
     """
-    threshold = validation.positive_number("num_rel", "threshold", threshold)
     return _count(_relevant(_col(rel), threshold)).alias("num_rel")
 
 
+@validated(METRICS["num_rel_ret"])
 def num_rel_ret(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -377,9 +364,6 @@ def num_rel_ret(
     Column
         A LongType aggregate aliased ``num_rel_ret@k``.
     """
-    fn = "num_rel_ret"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     return _hits(_col(rel), _col(rank), k, threshold).alias(label("num_rel_ret", k))
 
 
@@ -388,6 +372,7 @@ def num_rel_ret(
 # --------------------------------------------------------------------------------------
 
 
+@validated(METRICS["reciprocal_rank"])
 def reciprocal_rank(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -404,15 +389,13 @@ def reciprocal_rank(
     Column
         A DoubleType aggregate aliased ``reciprocal_rank@k``.
     """
-    fn = "reciprocal_rank"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     rel_c, rank_c = _col(rel), _col(rank)
     first = F.min(F.when(_relevant(rel_c, threshold) & _retrieved(rank_c, k), rank_c))
     value = F.coalesce(F.lit(1.0) / first.cast("double"), F.lit(0.0))
     return value.alias(label("reciprocal_rank", k))
 
 
+@validated(METRICS["average_precision"])
 def average_precision(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -433,10 +416,6 @@ def average_precision(
     Column
         A DoubleType aggregate aliased ``average_precision@k``.
     """
-    fn = "average_precision"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
     rel_c, rank_c = _col(rel), _col(rank)
     ranks = _relevant_ranks(rel_c, rank_c, k, threshold)
     total = _sum_array(_precisions(ranks))
@@ -450,6 +429,7 @@ def average_precision(
     return _ratio(total, denominator).alias(label("average_precision", k))
 
 
+@validated(METRICS["r_precision"])
 def r_precision(
     rel: IntoColumn = "rel",
     *,
@@ -463,7 +443,6 @@ def r_precision(
     Column
         A DoubleType aggregate aliased ``r_precision``.
     """
-    threshold = validation.positive_number("r_precision", "threshold", threshold)
     rel_c, rank_c = _col(rel), _col(rank)
     r_count = _count(_relevant(rel_c, threshold))
     ranks = _relevant_ranks(rel_c, rank_c, None, threshold)
@@ -471,6 +450,7 @@ def r_precision(
     return _ratio(hits_in_r, r_count).alias("r_precision")
 
 
+@validated(METRICS["bpref"])
 def bpref(
     rel: IntoColumn = "rel",
     *,
@@ -492,7 +472,6 @@ def bpref(
     Column
         A DoubleType aggregate aliased ``bpref``.
     """
-    threshold = validation.positive_number("bpref", "threshold", threshold)
     rel_c, rank_c = _col(rel), _col(rank)
     is_relevant = _relevant(rel_c, threshold)
     r_count = _count(is_relevant)
@@ -514,6 +493,7 @@ def bpref(
     return _ratio(_sum_array(F.transform(positions, term)), r_count).alias("bpref")
 
 
+@validated(METRICS["iprec_at_recall"])
 def iprec_at_recall(
     rel: IntoColumn = "rel",
     recall: float = 0.0,
@@ -537,18 +517,14 @@ def iprec_at_recall(
     Column
         A DoubleType aggregate aliased ``iprec_at_recall_0.50`` (two decimals).
     """
-    fn = "iprec_at_recall"
-    level = validation.unit_interval(fn, "recall", recall)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    rounding = validation.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
     offset = 0.5 if rounding == "nearest" else 0.9
     rel_c, rank_c = _col(rel), _col(rank)
     precisions = _precisions(_relevant_ranks(rel_c, rank_c, None, threshold))
-    needed = F.floor(_count(_relevant(rel_c, threshold)) * F.lit(level) + F.lit(offset))
+    needed = F.floor(_count(_relevant(rel_c, threshold)) * F.lit(recall) + F.lit(offset))
     start = F.greatest(needed, F.lit(1).cast("long")).cast("int")
     reachable = F.slice(precisions, start, F.size(precisions))
     best = F.coalesce(F.array_max(reachable), F.lit(0.0))
-    return best.alias(f"iprec_at_recall_{level:.2f}")
+    return best.alias(f"iprec_at_recall_{recall:.2f}")
 
 
 # --------------------------------------------------------------------------------------
@@ -556,6 +532,7 @@ def iprec_at_recall(
 # --------------------------------------------------------------------------------------
 
 
+@validated(METRICS["cg"])
 def cg(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -573,12 +550,12 @@ def cg(
     Column
         A DoubleType aggregate aliased ``cg@k``.
     """
-    k, kind = _check_gain("cg", k, gain)
     rel_c, rank_c = _col(rel), _col(rank)
-    total = F.sum(F.when(_retrieved(rank_c, k), _gain(rel_c, kind)))
+    total = F.sum(F.when(_retrieved(rank_c, k), _gain(rel_c, gain)))
     return F.coalesce(total, F.lit(0.0)).alias(label("cg", k))
 
 
+@validated(METRICS["dcg"])
 def dcg(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -593,10 +570,10 @@ def dcg(
     Column
         A DoubleType aggregate aliased ``dcg@k``.
     """
-    k, kind = _check_gain("dcg", k, gain)
-    return _dcg(_col(rel), _col(rank), k, kind).alias(label("dcg", k))
+    return _dcg(_col(rel), _col(rank), k, gain).alias(label("dcg", k))
 
 
+@validated(METRICS["idcg"])
 def idcg(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -616,11 +593,10 @@ def idcg(
     Column
         A DoubleType aggregate aliased ``idcg@k``.
     """
-    k, kind = _check_gain("idcg", k, gain)
-    mode = validation.choice("idcg", "ideal", ideal, IDEALS)
-    return _idcg(_col(rel), _col(rank), k, kind, mode).alias(label("idcg", k))
+    return _idcg(_col(rel), _col(rank), k, gain, ideal).alias(label("idcg", k))
 
 
+@validated(METRICS["ndcg"])
 def ndcg(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -640,10 +616,8 @@ def ndcg(
     --------
     >>> judged.groupBy("qid").agg(ndcg("rel", k=10)).agg(F.mean("`ndcg@10`"))  # doctest: +SKIP
     """
-    k, kind = _check_gain("ndcg", k, gain)
-    mode = validation.choice("ndcg", "ideal", ideal, IDEALS)
     rel_c, rank_c = _col(rel), _col(rank)
-    value = _ratio(_dcg(rel_c, rank_c, k, kind), _idcg(rel_c, rank_c, k, kind, mode))
+    value = _ratio(_dcg(rel_c, rank_c, k, gain), _idcg(rel_c, rank_c, k, gain, ideal))
     return value.alias(label("ndcg", k))
 
 
@@ -652,6 +626,7 @@ def ndcg(
 # --------------------------------------------------------------------------------------
 
 
+@validated(METRICS["rbp"])
 def rbp(
     rel: IntoColumn = "rel",
     *,
@@ -676,11 +651,6 @@ def rbp(
     Column
         A DoubleType aggregate aliased ``rbp``.
     """
-    fn = "rbp"
-    p = validation.persistence(fn, p)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    graded = validation.flag(fn, "graded", graded)
-    max_grade = validation.optional_positive(fn, "max_grade", max_grade)
     rel_c, rank_c = _col(rel), _col(rank)
     weight = F.when(rank_c.isNotNull(), _geometric_weight(p, rank_c))
     grade = rel_c.cast("double")
@@ -696,6 +666,7 @@ def rbp(
     return value.alias("rbp")
 
 
+@validated(METRICS["rbp_residual"])
 def rbp_residual(
     rel: IntoColumn = "rel",
     *,
@@ -715,13 +686,13 @@ def rbp_residual(
     Column
         A DoubleType aggregate aliased ``rbp_residual``.
     """
-    p = validation.persistence("rbp_residual", p)
     rel_c, rank_c = _col(rel), _col(rank)
     known = F.sum(F.when(rank_c.isNotNull() & _is_judged(rel_c), _geometric_weight(p, rank_c)))
     value = F.lit(1.0) - F.lit(1.0 - p) * F.coalesce(known, F.lit(0.0))
     return value.alias("rbp_residual")
 
 
+@validated(METRICS["err"])
 def err(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -743,13 +714,10 @@ def err(
     Column
         A DoubleType aggregate aliased ``err@k``.
     """
-    fn = "err"
-    k = validation.cutoff(fn, k)
-    gmax = validation.positive_number(fn, "max_grade", max_grade)
     rel_c, rank_c = _col(rel), _col(rank)
     grade = F.least(F.greatest(F.coalesce(rel_c.cast("double"), F.lit(0.0)), F.lit(0.0)),
-                    F.lit(gmax))
-    stop = (F.pow(F.lit(2.0), grade) - F.lit(1.0)) / F.lit(2.0**gmax)
+                    F.lit(max_grade))
+    stop = (F.pow(F.lit(2.0), grade) - F.lit(1.0)) / F.lit(2.0**max_grade)
     pairs = F.collect_list(
         F.when(_retrieved(rank_c, k), F.struct(rank_c.cast("long").alias("r"), stop.alias("s")))
     )
@@ -765,6 +733,7 @@ def err(
     return value.alias(label("err", k))
 
 
+@validated(METRICS["judged"])
 def judged(
     rel: IntoColumn = "rel",
     k: int | None = None,
@@ -780,7 +749,6 @@ def judged(
     Column
         A DoubleType aggregate aliased ``judged@k``.
     """
-    k = validation.cutoff("judged", k)
     rel_c, rank_c = _col(rel), _col(rank)
     n = _count(_retrieved(rank_c))
     top = _count(_retrieved(rank_c, k) & _is_judged(rel_c))

@@ -24,8 +24,9 @@ import math
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.expr import IntoExpr, col, geometric_weight
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 
 def _paired(x: pl.Expr, y: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -62,6 +63,7 @@ def _pair_counts(x: pl.Expr, y: pl.Expr) -> dict[str, pl.Expr]:
     }
 
 
+@validated(METRICS["kendall_tau"])
 def kendall_tau(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     """Kendall's tau-b between two columns, with ties (Kendall 1945).
 
@@ -85,6 +87,7 @@ def kendall_tau(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     return pl.when(valid).then(tau).otherwise(pl.lit(0.0)).alias("kendall_tau")
 
 
+@validated(METRICS["kendall_distance"])
 def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0.0) -> pl.Expr:
     """Normalised Kendall distance: the share of row pairs the two columns order oppositely.
 
@@ -102,15 +105,15 @@ def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0
     >>> round(df.select(rf.kendall_distance("a", y="b")).item(), 4)
     0.1667
     """
-    weight = validation.unit_interval("kendall_distance", "penalty", penalty)
     c = _pair_counts(col(x), col(y))
     untied = c["n0"] - c["tx"] - c["ty"] + c["txy"]
     discordant = (untied - c["s"]) / 2.0
     one_sided = c["tx"] + c["ty"] - 2.0 * c["txy"]
-    value = (discordant + weight * one_sided) / c["n0"]
+    value = (discordant + penalty * one_sided) / c["n0"]
     return pl.when(c["n0"] > 0).then(value).otherwise(pl.lit(0.0)).alias("kendall_distance")
 
 
+@validated(METRICS["spearman_rho"])
 def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     """Spearman's rho: the Pearson correlation of the two columns' average ranks.
 
@@ -135,6 +138,7 @@ def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     return pl.when(spread > 0).then(rho).otherwise(pl.lit(0.0)).alias("spearman_rho")
 
 
+@validated(METRICS["rbo"])
 def rbo(
     rank_a: IntoExpr = "rank_a",
     *,
@@ -171,14 +175,10 @@ def rbo(
     >>> round(df.select(rf.rbo("rank_a", rank_b="rank_b", p=0.9)).item(), 4)
     0.63
     """
-    fn = "rbo"
-    p = validation.persistence(fn, p)
-    cut = validation.cutoff(fn, depth, name="depth")
-    extra = validation.flag(fn, "extrapolated", extrapolated)
     a, b = col(rank_a).cast(pl.Int64), col(rank_b).cast(pl.Int64)
-    if cut is not None:
-        a = pl.when(a <= cut).then(a)
-        b = pl.when(b <= cut).then(b)
+    if depth is not None:
+        a = pl.when(a <= depth).then(a)
+        b = pl.when(b <= depth).then(b)
     len_a, len_b = a.max().fill_null(0), b.max().fill_null(0)
     short = pl.min_horizontal(len_a, len_b)
     long = pl.max_horizontal(len_a, len_b)
@@ -189,7 +189,7 @@ def rbo(
     at_long = both.len().cast(pl.Float64)
     at_short = (both <= short).sum().cast(pl.Float64)
     scale = (1.0 - p) / p
-    if extra:
+    if extrapolated:
         rate = at_short / short.cast(pl.Float64)
         beyond = (d - short).cast(pl.Float64).clip(lower_bound=0.0)
         body = (overlap * weight).sum() + rate * (beyond * weight).sum()

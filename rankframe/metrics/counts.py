@@ -10,8 +10,9 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.expr import IntoExpr, col, count, label, ratio, relevant, retrieved
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 PrecisionDivisor = Literal["k", "min"]
 
@@ -41,6 +42,7 @@ def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.
     return ratio(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
 
 
+@validated(METRICS["precision"])
 def precision(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -61,13 +63,10 @@ def precision(
     >>> df.select(rf.precision("rel", k=2)).item()
     0.5
     """
-    fn = "precision"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
     return _precision(col(rel), col(rank), k, threshold, divisor).alias(label("P", k))
 
 
+@validated(METRICS["recall"])
 def recall(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -86,12 +85,10 @@ def recall(
     >>> df.select(rf.recall("rel", k=2)).item()
     0.5
     """
-    fn = "recall"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     return _recall(col(rel), col(rank), k, threshold).alias(label("recall", k))
 
 
+@validated(METRICS["f1"])
 def f1(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -115,17 +112,13 @@ def f1(
     >>> round(df.select(rf.f1("rel", k=4)).item(), 4)
     0.5714
     """
-    fn = "f1"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    w = validation.positive_number(fn, "beta", beta) ** 2
-    if recall_weight is not None:
-        w = validation.positive_number(fn, "recall_weight", recall_weight)
+    w = beta**2 if recall_weight is None else recall_weight
     p = _precision(col(rel), col(rank), k, threshold, "k")
     r = _recall(col(rel), col(rank), k, threshold)
     return ratio((1.0 + w) * p * r, w * p + r).alias(label("f1", k))
 
 
+@validated(METRICS["hit_rate"])
 def hit_rate(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -142,13 +135,11 @@ def hit_rate(
     >>> df.select(rf.hit_rate("rel", k=2), rf.hit_rate("rel", k=3)).row(0)
     (0.0, 1.0)
     """
-    fn = "hit_rate"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     hits = _hits(col(rel), col(rank), k, threshold)
     return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
 
 
+@validated(METRICS["num_ret"])
 def num_ret(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -159,10 +150,10 @@ def num_ret(
 
     ``rel`` is accepted for a uniform signature and not read.
     """
-    k = validation.cutoff("num_ret", k)
     return count(retrieved(col(rank), k)).alias(label("num_ret", k))
 
 
+@validated(METRICS["num_rel"])
 def num_rel(
     rel: IntoExpr = "rel",
     *,
@@ -173,10 +164,10 @@ def num_rel(
 
     ``rank`` is accepted for a uniform signature and not read.
     """
-    threshold = validation.positive_number("num_rel", "threshold", threshold)
     return count(relevant(col(rel), threshold)).alias("num_rel")
 
 
+@validated(METRICS["num_rel_ret"])
 def num_rel_ret(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -185,7 +176,4 @@ def num_rel_ret(
     threshold: float = 1,
 ) -> pl.Expr:
     """Number of relevant retrieved rows, limited to the top k when k is given."""
-    fn = "num_rel_ret"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

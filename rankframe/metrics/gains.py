@@ -11,9 +11,7 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.expr import (
-    GAINS,
     Gain,
     IntoExpr,
     col,
@@ -24,9 +22,10 @@ from rankframe.metrics.expr import (
     ratio,
     retrieved,
 )
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 Ideal = Literal["all", "retrieved"]
-IDEALS: tuple[Ideal, ...] = ("all", "retrieved")
 
 
 def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
@@ -49,10 +48,7 @@ def _idcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) 
     return (best / log2_discount(ordinals(best))).sum()
 
 
-def _check(fn: str, k: int | None, kind: str) -> tuple[int | None, Gain]:
-    return validation.cutoff(fn, k), validation.choice(fn, "gain", kind, GAINS)
-
-
+@validated(METRICS["cg"])
 def cg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -69,10 +65,10 @@ def cg(
     >>> df.select(rf.cg("rel", k=3)).item()
     8.0
     """
-    k, kind = _check("cg", k, gain)
-    return _cg(col(rel), col(rank), k, kind).alias(label("cg", k))
+    return _cg(col(rel), col(rank), k, gain).alias(label("cg", k))
 
 
+@validated(METRICS["dcg"])
 def dcg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -89,10 +85,10 @@ def dcg(
     >>> round(df.select(rf.dcg("rel", k=5)).item(), 4)
     6.1487
     """
-    k, kind = _check("dcg", k, gain)
-    return _dcg(col(rel), col(rank), k, kind).alias(label("dcg", k))
+    return _dcg(col(rel), col(rank), k, gain).alias(label("dcg", k))
 
 
+@validated(METRICS["idcg"])
 def idcg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -113,11 +109,10 @@ def idcg(
     >>> round(df.select(rf.idcg("rel", k=5)).item(), 4)
     6.3235
     """
-    k, kind = _check("idcg", k, gain)
-    mode = validation.choice("idcg", "ideal", ideal, IDEALS)
-    return _idcg(col(rel), col(rank), k, kind, mode).alias(label("idcg", k))
+    return _idcg(col(rel), col(rank), k, gain, ideal).alias(label("idcg", k))
 
 
+@validated(METRICS["ndcg"])
 def ndcg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -135,9 +130,7 @@ def ndcg(
     >>> round(df.select(rf.ndcg("rel", k=5)).item(), 4)
     0.9724
     """
-    k, kind = _check("ndcg", k, gain)
-    mode = validation.choice("ndcg", "ideal", ideal, IDEALS)
     rel_e, rank_e = col(rel), col(rank)
-    return ratio(_dcg(rel_e, rank_e, k, kind), _idcg(rel_e, rank_e, k, kind, mode)).alias(
+    return ratio(_dcg(rel_e, rank_e, k, gain), _idcg(rel_e, rank_e, k, gain, ideal)).alias(
         label("ndcg", k)
     )

@@ -11,7 +11,6 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.expr import (
     IntoExpr,
     col,
@@ -24,11 +23,14 @@ from rankframe.metrics.expr import (
     relevant_ranks,
     retrieved,
 )
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 APDivisor = Literal["relevant", "min", "found"]
 RecallRounding = Literal["nearest", "trec_eval9"]
 
 
+@validated(METRICS["reciprocal_rank"])
 def reciprocal_rank(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -45,15 +47,13 @@ def reciprocal_rank(
     >>> round(df.select(rf.reciprocal_rank("rel")).item(), 4)
     0.3333
     """
-    fn = "reciprocal_rank"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     rank_e = col(rank)
     # The smallest relevant rank needs no sort (and no filter: min skips the NULLs).
     first = pl.when(relevant(col(rel), threshold) & retrieved(rank_e, k)).then(rank_e).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
 
 
+@validated(METRICS["average_precision"])
 def average_precision(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -75,10 +75,6 @@ def average_precision(
     >>> round(df.select(rf.average_precision("rel")).item(), 4)
     0.7556
     """
-    fn = "average_precision"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min", "found"))
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, k)
     total = (ordinals(ranks) / ranks).sum()
@@ -92,6 +88,7 @@ def average_precision(
     return ratio(total, denominator).alias(label("average_precision", k))
 
 
+@validated(METRICS["r_precision"])
 def r_precision(
     rel: IntoExpr = "rel",
     *,
@@ -107,7 +104,6 @@ def r_precision(
     >>> round(df.select(rf.r_precision("rel")).item(), 4)
     0.6667
     """
-    threshold = validation.positive_number("r_precision", "threshold", threshold)
     rel_e, rank_e = col(rel), col(rank)
     is_relevant = relevant(rel_e, threshold)
     r_count = count(is_relevant)
@@ -115,6 +111,7 @@ def r_precision(
     return ratio(hits_in_r, r_count).alias("r_precision")
 
 
+@validated(METRICS["bpref"])
 def bpref(
     rel: IntoExpr = "rel",
     *,
@@ -135,7 +132,6 @@ def bpref(
     >>> df.select(rf.bpref("rel")).item()
     0.0
     """
-    threshold = validation.positive_number("bpref", "threshold", threshold)
     rel_e, rank_e = col(rel), col(rank)
     is_relevant = relevant(rel_e, threshold)
     is_nonrelevant = judged_nonrelevant(rel_e, threshold)
@@ -148,6 +144,7 @@ def bpref(
     return ratio(term.filter(is_rel_ret).sum(), r_count).alias("bpref")
 
 
+@validated(METRICS["iprec_at_recall"])
 def iprec_at_recall(
     rel: IntoExpr = "rel",
     recall: float = 0.0,
@@ -171,15 +168,11 @@ def iprec_at_recall(
     >>> df.select(rf.iprec_at_recall("rel", 1.0)).item()
     0.5
     """
-    fn = "iprec_at_recall"
-    level = validation.unit_interval(fn, "recall", recall)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    rounding = validation.choice(fn, "rounding", rounding, ("nearest", "trec_eval9"))
     offset = 0.5 if rounding == "nearest" else 0.9
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, None)
-    needed = (count(relevant(rel_e, threshold)) * level + offset).floor()
+    needed = (count(relevant(rel_e, threshold)) * recall + offset).floor()
     position = ordinals(ranks)
     precision_at = position / ranks
     best = precision_at.filter(position >= pl.max_horizontal(needed, pl.lit(1.0))).max()
-    return best.cast(pl.Float64).fill_null(0.0).alias(f"iprec_at_recall_{level:.2f}")
+    return best.cast(pl.Float64).fill_null(0.0).alias(f"iprec_at_recall_{recall:.2f}")

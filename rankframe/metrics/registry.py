@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rankframe import validation
+
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
     "weight",
@@ -48,6 +50,12 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    def check(self, func: str, value: object) -> Any:
+        """``value`` checked against this parameter's kind (see :mod:`rankframe.validation`)
+        and converted; None is allowed where the default is None. Errors name ``func``."""
+        return validation.check(func, self.name, self.kind, value, choices=self.choices,
+                                optional=self.default is None)
 
 
 def _never(values: Mapping[str, Any]) -> bool:
@@ -102,6 +110,20 @@ class Metric:
         kwargs: dict[str, Any] = {c: columns[c] for c in rest}
         kwargs.update({p.name: values[p.name] for p in self.optional if p.name in values})
         return args, kwargs
+
+    def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter's value checked (:meth:`Param.check`), defaults filled in: the
+        single argument check of every face and entry point. Raises ``TypeError`` or
+        ``ValueError`` naming the metric, the argument, the value and what is allowed."""
+        declared = {p.name for p in self.params}
+        unknown = [name for name in values if name not in declared]
+        if unknown:
+            takes = ", ".join(sorted(declared)) or "none"
+            raise TypeError(f"{self.name}: unexpected argument {unknown[0]!r} (takes: {takes})")
+        missing = [p.name for p in self.required if p.name not in values]
+        if missing:
+            raise TypeError(f"{self.name}: missing required argument {missing[0]!r}")
+        return {p.name: p.check(self.name, values.get(p.name, p.default)) for p in self.params}
 
     def reads_positive_rows_only(self, values: Mapping[str, Any]) -> bool:
         """``positive_rows`` for these values (defaults filled in)."""

@@ -19,10 +19,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.counts import PrecisionDivisor, precision_from_hits
 from rankframe.metrics.expr import (
-    GAINS,
     Gain,
     IntoExpr,
     col,
@@ -33,7 +31,9 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.gains import IDEALS, Ideal, _idcg
+from rankframe.metrics.gains import Ideal, _idcg
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 TiedAPDivisor = Literal["relevant", "min"]
 
@@ -57,6 +57,7 @@ def _expected_hits(
     return share.filter(relevant(rel, threshold) & retrieved(first)).sum()
 
 
+@validated(METRICS["precision_ties"])
 def precision_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -78,16 +79,13 @@ def precision_ties(
     >>> df.select(rf.precision_ties("rel", k=2)).item()
     0.75
     """
-    fn = "precision_ties"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("k", "min"))
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_e, first, size, k, threshold)
     n = count(retrieved(first))
     return precision_from_hits(hits, n, k, divisor).alias(label("precision_ties", k))
 
 
+@validated(METRICS["recall_ties"])
 def recall_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -105,9 +103,6 @@ def recall_ties(
     >>> df.select(rf.recall_ties("rel", k=2)).item()
     0.75
     """
-    fn = "recall_ties"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_e, first, size, k, threshold)
     return ratio(hits, count(relevant(rel_e, threshold))).alias(label("recall_ties", k))
@@ -122,6 +117,7 @@ def _expected_dcg(
     return value.filter(retrieved(first)).sum()
 
 
+@validated(METRICS["dcg_ties"])
 def dcg_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -142,13 +138,11 @@ def dcg_ties(
     >>> round(df.select(rf.dcg_ties("rel")).item(), 4)
     1.6309
     """
-    fn = "dcg_ties"
-    k = validation.cutoff(fn, k)
-    kind = validation.choice(fn, "gain", gain, GAINS)
-    value = _expected_dcg(col(rel), col(tie_first), col(tie_size), k, kind)
+    value = _expected_dcg(col(rel), col(tie_first), col(tie_size), k, gain)
     return value.alias(label("dcg_ties", k))
 
 
+@validated(METRICS["ndcg_ties"])
 def ndcg_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -170,15 +164,12 @@ def ndcg_ties(
     >>> round(df.select(rf.ndcg_ties("rel")).item(), 4)
     0.8155
     """
-    fn = "ndcg_ties"
-    k = validation.cutoff(fn, k)
-    kind = validation.choice(fn, "gain", gain, GAINS)
-    mode = validation.choice(fn, "ideal", ideal, IDEALS)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
-    value = ratio(_expected_dcg(rel_e, first, size, k, kind), _idcg(rel_e, first, k, kind, mode))
+    value = ratio(_expected_dcg(rel_e, first, size, k, gain), _idcg(rel_e, first, k, gain, ideal))
     return value.alias(label("ndcg_ties", k))
 
 
+@validated(METRICS["reciprocal_rank_ties"])
 def reciprocal_rank_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -202,9 +193,6 @@ def reciprocal_rank_ties(
     >>> df.select(rf.reciprocal_rank_ties("rel")).item()
     0.75
     """
-    fn = "reciprocal_rank_ties"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     mask = relevant(rel_e, threshold) & retrieved(first)
     f = first.filter(mask).min()
@@ -220,6 +208,7 @@ def reciprocal_rank_ties(
     return value.fill_null(0.0).alias(label("reciprocal_rank_ties", k))
 
 
+@validated(METRICS["average_precision_ties"])
 def average_precision_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -247,10 +236,6 @@ def average_precision_ties(
     >>> df.select(rf.average_precision_ties("rel")).item()
     0.75
     """
-    fn = "average_precision_ties"
-    k = validation.cutoff(fn, k)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    divisor = validation.choice(fn, "divisor", divisor, ("relevant", "min"))
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
     mask = relevant(rel_e, threshold) & retrieved(first)
     f, t = first.filter(mask), size.filter(mask)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe import validation
 from rankframe.metrics.expr import (
     IntoExpr,
     col,
@@ -24,6 +23,8 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
 )
+from rankframe.metrics.registry import METRICS
+from rankframe.validation import validated
 
 
 def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
@@ -35,6 +36,7 @@ def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | N
     return pl.when((grade > 0) & (top > 0)).then(scaled).otherwise(pl.lit(0.0))
 
 
+@validated(METRICS["rbp"])
 def rbp(
     rel: IntoExpr = "rel",
     *,
@@ -67,16 +69,12 @@ def rbp(
     >>> round(df.select(rf.rbp("rel", p=0.5, graded=True)).item(), 4)
     0.375
     """
-    fn = "rbp"
-    p = validation.persistence(fn, p)
-    threshold = validation.positive_number(fn, "threshold", threshold)
-    graded = validation.flag(fn, "graded", graded)
-    max_grade = validation.optional_positive(fn, "max_grade", max_grade)
     rel_e, rank_e = col(rel), col(rank)
     weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * geometric_weight(p, rank_e)
     return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias("rbp")
 
 
+@validated(METRICS["rbp_residual"])
 def rbp_residual(
     rel: IntoExpr = "rel",
     *,
@@ -100,12 +98,12 @@ def rbp_residual(
     >>> round(df.select(rf.rbp_residual("rel", p=0.5)).item(), 4)
     0.375
     """
-    p = validation.persistence("rbp_residual", p)
     rel_e, rank_e = col(rel), col(rank)
     known = geometric_weight(p, rank_e).filter(retrieved(rank_e) & is_judged(rel_e)).sum()
     return (1.0 - (1.0 - p) * known).alias("rbp_residual")
 
 
+@validated(METRICS["err"])
 def err(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -128,12 +126,9 @@ def err(
     >>> round(df.select(rf.err("rel", max_grade=4)).item(), 6)
     0.501953
     """
-    fn = "err"
-    k = validation.cutoff(fn, k)
-    gmax = validation.positive_number(fn, "max_grade", max_grade)
     rel_e, rank_e = col(rel), col(rank)
-    grade = rel_e.cast(pl.Float64).clip(0.0, gmax).fill_null(0.0)
-    stop = (pl.lit(2.0).pow(grade) - 1.0) / pl.lit(2.0**gmax)
+    grade = rel_e.cast(pl.Float64).clip(0.0, max_grade).fill_null(0.0)
+    stop = (pl.lit(2.0).pow(grade) - 1.0) / pl.lit(2.0**max_grade)
     in_top = retrieved(rank_e, k)
     stops = stop.filter(in_top).sort_by(rank_e.filter(in_top))
     positions = rank_e.filter(in_top).sort().cast(pl.Float64)
@@ -148,6 +143,7 @@ def _judged_fraction(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
     return ratio(judged_top, denominator)
 
 
+@validated(METRICS["judged"])
 def judged(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -168,5 +164,4 @@ def judged(
     >>> df.select(rf.judged("rel", k=2)).item()
     0.5
     """
-    k = validation.cutoff("judged", k)
     return _judged_fraction(col(rel), col(rank), k).alias(label("judged", k))
