@@ -12,7 +12,6 @@ import polars as pl
 
 IntoExpr: TypeAlias = "str | pl.Expr"
 Gain: TypeAlias = Literal["linear", "exponential"]
-GAINS: tuple[Gain, ...] = ("linear", "exponential")
 
 
 def col(x: IntoExpr) -> pl.Expr:
