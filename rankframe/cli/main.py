@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
-from rankframe import __version__
+from rankframe import __version__, trec_eval
 from rankframe.errors import RankframeError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
-from rankframe.measures import GEOMETRIC_MEAN_FLOOR, measure_names
+from rankframe.measures import measure_names
 from rankframe.table.judge import Ties, judge
-from rankframe.table.series import run_starts
-from rankframe.trec_eval import NICKNAMES, TREC_MEASURES, TrecMeasure, format_line, select
-
-_ELEVEN_POINTS = [f"iprec_at_recall_{i / 10:3.2f}" for i in range(11)]
+from rankframe.trec_eval import NICKNAMES, TREC_MEASURES, format_line, select
 
 
 def _measure_help() -> str:
@@ -71,107 +67,20 @@ def _eval_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=_run_eval)
 
 
-# trec_eval measures with a tie-aware form (McSherry & Najork), for --ties average.
-_TIE_AWARE = {"P": "P_ties", "recall": "recall_ties", "ndcg": "ndcg_ties",
-              "ndcg_cut": "ndcg_ties", "map": "map_ties", "map_cut": "map_ties",
-              "recip_rank": "mrr_ties"}
-
-
-def _label(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
-    """The rankframe measure string behind one printed trec_eval name."""
-    suffix = name[len(measure.name):].lstrip("_")
-    if measure.name in ("rbp", "rbp_resid", "set_F"):
-        return f"{measure.name}@{suffix or measure.defaults[0]}"
-    if ties == "average" and measure.kind != "count":
-        if measure.name not in _TIE_AWARE:
-            raise RankframeError(f"--ties average: {measure.name} has no tie-aware form; "
-                                 f"those with one: {', '.join(_TIE_AWARE)}")
-        return _TIE_AWARE[measure.name] + (f"@{suffix}" if suffix else "")
-    if trec_eval9 and measure.name in ("iprec_at_recall", "11pt_avg"):
-        return f"iprec(rounding=trec_eval9)@{name.rsplit('_', 1)[1]}"
-    return name  # trec_eval names parse as rankframe measures
-
-
-def _labels(selected: list[tuple[TrecMeasure, tuple[float, ...] | None]],
-            *, trec_eval9: bool, ties: str = "docid") -> dict[str, str]:
-    """Printed name -> rankframe measure string for every column ``selected`` needs.
-
-    11pt_avg needs the eleven iprec_at_recall columns; under ``trec_eval9`` those get
-    trec_eval 9.x's recall-level rounding (see :func:`rankframe.iprec_at_recall`).
-    """
-    labels: dict[str, str] = {}
-    for measure, params in selected:
-        if measure.kind in ("runid", "num_q"):
-            continue
-        if measure.name == "11pt_avg":
-            iprec = next(m for m in TREC_MEASURES if m.name == "iprec_at_recall")
-            for name in _ELEVEN_POINTS:
-                labels[name] = _label(iprec, name, trec_eval9=trec_eval9, ties=ties)
-            continue
-        for name in measure.names(params):
-            labels[name] = _label(measure, name, trec_eval9=trec_eval9, ties=ties)
-    return labels
-
-
-def _summary(name: str, values: list[Any], kind: str, n: int) -> float | int:
-    if kind == "count":
-        return sum(int(v) for v in values)
-    if name == "gm_map":
-        logs = 0.0
-        for v in values:
-            logs += math.log(max(v, GEOMETRIC_MEAN_FLOOR))
-        return math.exp(logs / n)
-    total = 0.0
-    for v in values:  # left to right, as trec_eval accumulates
-        total += v
-    return total / n
-
-
-def _rows(per_query: pl.DataFrame, selected: list[tuple[TrecMeasure, tuple[float, ...] | None]],
-          runid: str, *, per_query_lines: bool, summary: bool
-          ) -> list[tuple[str, str, float | int | str, bool]]:
-    """(measure, query, value, is_integer) in trec_eval's print order."""
-    table = per_query
-    if any(m.name == "11pt_avg" for m, _ in selected):
-        table = table.with_columns(pl.mean_horizontal(_ELEVEN_POINTS).alias("11pt_avg"))
-    queries = table["qid"].to_list()
-    columns = {c: table[c].to_list() for c in table.columns}
-    printable = [(m, name) for m, params in selected
-                 if m.kind not in ("runid", "num_q") for name in m.names(params)]
-    rows: list[tuple[str, str, float | int | str, bool]] = []
-    if per_query_lines:
-        for i, qid in enumerate(queries):
-            for measure, name in printable:
-                if measure.kind != "summary_only":
-                    rows.append((name, str(qid), columns[name][i], measure.kind == "count"))
-    if summary:
-        n = len(queries)
-        for measure, params in selected:
-            if measure.kind == "runid":
-                rows.append(("runid", "all", runid, False))
-            elif measure.kind == "num_q":
-                rows.append(("num_q", "all", n, True))
-            else:
-                for name in measure.names(params):
-                    value = _summary(name, columns[name], measure.kind, n)
-                    rows.append((name, "all", value, measure.kind == "count"))
-    return rows
-
-
-def _print(rows: list[tuple[str, str, float | int | str, bool]], fmt: str) -> None:
+def _print(lines: list[trec_eval.Line], fmt: str) -> None:
     out = sys.stdout
     if fmt == "trec":
-        for name, qid, value, integer in rows:
-            out.write(format_line(name, qid, value, integer=integer) + "\n")
+        for line in lines:
+            out.write(format_line(line) + "\n")
     elif fmt == "csv":
         out.write("measure,qid,value\n")
-        for name, qid, value, _ in rows:
-            text = value if isinstance(value, str) else repr(value)
-            out.write(f"{name},{qid},{text}\n")
+        for line in lines:
+            text = line.value if isinstance(line.value, str) else repr(line.value)
+            out.write(f"{line.name},{line.query},{text}\n")
     else:
         per_query: dict[str, dict[str, Any]] = {}
-        for name, qid, value, _ in rows:
-            per_query.setdefault(qid, {})[name] = value
+        for line in lines:
+            per_query.setdefault(line.query, {})[line.name] = line.value
         summary = per_query.pop("all", {})
         json.dump({"all": summary, "per_query": per_query}, out, indent=1)
         out.write("\n")
@@ -191,28 +100,12 @@ def judged_run(run: pl.DataFrame, qrels: pl.DataFrame, *, complete: bool,
 
 def _trec_eval_queries(table: pl.DataFrame, run: pl.DataFrame, qrels: pl.DataFrame, *,
                        complete: bool, name: str = "") -> pl.DataFrame:
-    """``table`` (judged or per-query, from ``run`` and ``qrels``) on the queries trec_eval
-    evaluates: run queries without qrels are counted on stderr (judge left them out), and
-    qrels queries without results are dropped unless ``complete``."""
-    where = f"{name}: " if name else ""
-    queries = _distinct(run.get_column("qid"))
-    unjudged = queries.filter(queries.is_in(qrels.get_column("qid").implode()).not_()).len()
+    """``table`` on the queries trec_eval evaluates, run queries without qrels counted on
+    stderr (see :func:`rankframe.trec_eval.select_queries`)."""
+    unjudged = trec_eval.unjudged_count(run, qrels)
     if unjudged:
-        noun, verb = ("query has", "was") if unjudged == 1 else ("queries have", "were")
-        print(f"rankframe: {where}{unjudged} run {noun} no qrels and {verb} not evaluated",
-              file=sys.stderr)
-    if not complete:
-        table = table.filter(pl.col("qid").is_in(queries.implode()))
-    if table.height == 0:
-        raise RankframeError(f"{where}no queries with both results and relevance info")
-    return table
-
-
-def _distinct(queries: pl.Series) -> pl.Series:
-    """The distinct values of ``queries``: from the first row of each run of equal values
-    when those are distinct already (a run file groups its queries), else by hashing."""
-    heads = queries.gather(run_starts(queries))
-    return heads if heads.n_unique() == heads.len() else queries.unique()
+        print(f"rankframe: {trec_eval.unjudged_note(unjudged, name)}", file=sys.stderr)
+    return trec_eval.select_queries(table, run, complete=complete, name=name)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -222,7 +115,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = select(args.m)
     run, qrels = read_run(args.run), read_qrels(args.qrels)
-    labels = _labels(selected, trec_eval9=args.trec_eval9, ties=args.ties)
+    labels = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
     if args.ties == "docid":
         # One call: without building the judged table when the measures allow it.
         per_query = evaluate_run(run, qrels, list(labels.values()), depth=args.M,
@@ -234,8 +127,9 @@ def _run_eval(args: argparse.Namespace) -> int:
                              threshold=args.l)
     per_query = per_query.rename({label: name for name, label in labels.items()})
     runid = str(run["tag"][0]) if run.height else ""
-    rows = _rows(per_query, selected, runid, per_query_lines=args.q, summary=not args.n)
-    _print(rows, args.format)
+    lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
+                            summaries=not args.n)
+    _print(lines, args.format)
     return 0
 
 
