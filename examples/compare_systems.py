@@ -21,9 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
+import rankframe as rf
 from rankframe.analysis import plots, report
-from rankframe.analysis.compare import compare
-from rankframe.cli.compare import per_query_table
 
 DATA = Path(__file__).resolve().parent / "data"
 OUT = Path(os.environ.get("RANKFRAME_PLOT_DIR") or tempfile.mkdtemp(prefix="rankframe-compare-"))
@@ -72,14 +71,15 @@ print("runs: ", ", ".join(str(p) for p in run_paths))
 # %% [markdown]
 # ## Per-query values
 #
-# `per_query_table` reads, judges and evaluates each run and stacks the per-query tables
-# with a `system` column: exactly what `rankframe.evaluate` gives for one run.
+# `rf.evaluate_runs` reads, judges and evaluates each run and stacks the per-query tables
+# with a `system` column: what `rf.evaluate_run` gives for one run, on the queries that run
+# retrieved for (as trec_eval; `all_queries=True` is its `-c`). Systems are named by run tag.
 
 # %%
 cutoffs = [1, 3, 5, 10, 20]
 eleven = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
 measures = ["ndcg@10", "map", "P@10", *(f"ndcg@{k}" for k in cutoffs if k != 10), *eleven]
-per_query, names = per_query_table(qrels_path, run_paths, measures)
+per_query = rf.evaluate_runs(run_paths, qrels_path, measures)
 print(per_query.select("system", "qid", "ndcg@10", "map", "P@10").head(6))
 
 # %% [markdown]
@@ -89,7 +89,7 @@ print(per_query.select("system", "qid", "ndcg@10", "map", "P@10").head(6))
 # Holm-corrected over the whole family, with t and bootstrap confidence intervals.
 
 # %%
-result = compare(per_query, measures=["ndcg@10", "map", "P@10"], test="randomization",
+result = rf.compare(per_query, measures=["ndcg@10", "map", "P@10"], test="randomization",
                  correction="holm", n_resamples=5_000, seed=1)
 with pl.Config(tbl_cols=-1, tbl_width_chars=160, float_precision=4):
     print(result.select("system", "measure", "mean", "ci_low", "ci_high", "delta",
@@ -110,7 +110,7 @@ print(report.to_latex(result, caption="Runs compared with the first as baseline"
 # writes PNG, SVG or PDF.
 
 # %%
-systems = list(names.values())
+systems = per_query["system"].unique(maintain_order=True).to_list()
 at_k = plots.metric_at_k(per_query, measure="ndcg", title="nDCG at increasing cutoffs")
 diff = plots.per_query_difference(per_query, "ndcg@10", a=systems[0], b=systems[-1])
 pr = plots.precision_recall(per_query, title="11-point interpolated precision")

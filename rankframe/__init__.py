@@ -1,10 +1,15 @@
 """rankframe: ranking metrics where the data lives, as Polars expressions and DuckDB macros.
 
 Every metric in :mod:`rankframe.metrics` is re-exported here (``rf.ndcg``, ``rf.precision``
-...); the DuckDB face is loaded with :func:`rankframe.duckdb.register`.
+...); the DuckDB face is loaded with :func:`rankframe.duckdb.register`. Comparing systems:
+``rf.evaluate_runs`` (several runs -> one per-query table with a ``system`` column) and
+``rf.compare`` (paired tests against a baseline; needs the extra ``stats``, imported only
+when called).
 """
 
 from rankframe import metrics as _metrics
+from rankframe.analysis.compare import adjust_pvalues, compare
+from rankframe.analysis.runs import evaluate_runs, read_runs
 from rankframe.errors import InputError, MeasureError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run, summarize
 from rankframe.io import read_qrels, read_run
@@ -18,11 +23,15 @@ __all__ = [
     "MeasureError",
     "RankframeError",
     "__version__",
+    "adjust_pvalues",
+    "compare",
     "evaluate",
     "evaluate_run",
+    "evaluate_runs",
     "judge",
     "read_qrels",
     "read_run",
+    "read_runs",
     "summarize",
     "unjudged_run_queries",
     *_metrics.__all__,

@@ -20,11 +20,10 @@ from typing import Any, Literal
 
 from rankframe.errors import MeasureError
 from rankframe.metrics.registry import METRICS, Metric
+from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
+from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 
 Summary = Literal["mean", "sum", "gmean"]
-
-#: Floor applied before the logarithm of geometric-mean measures (trec_eval's MIN_GEO_MEAN).
-GEOMETRIC_MEAN_FLOOR = 1e-5
 
 
 @dataclass(frozen=True)
@@ -102,14 +101,6 @@ _alias("iprec iprec_at_recall",
        Alias("iprec_at_recall", cutoff="recall",
              help="interpolated precision at recall level x (iprec@0.1)"))
 
-# trec_eval names with the cutoff after an underscore: P_10, ndcg_cut_10, ...
-_TREC_CUTOFF_NAMES: dict[str, str] = {
-    "P": "p", "recall": "recall", "map_cut": "map", "ndcg_cut": "ndcg", "success": "success",
-    "iprec_at_recall": "iprec_at_recall", "rbp": "rbp", "rbp_resid": "rbp_residual",
-    "err_cut": "err", "judged": "judged", "set_F": "set_f",
-}
-_TREC_SET_NAMES: dict[str, str] = {"set_P": "p", "set_recall": "recall", "set_F": "set_f"}
-
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
 )
@@ -169,12 +160,11 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     {'k': 5}
     """
     text = label.strip()
-    trec_set = _TREC_SET_NAMES.get(text)
     trec_cut = _TREC_CUT.match(text)
-    if trec_set is not None:
-        name, params, cutoff = trec_set, "", None
-    elif trec_cut and trec_cut["name"] in _TREC_CUTOFF_NAMES:
-        name, params, cutoff = _TREC_CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
+    if text in PRINTED_NAMES:  # trec_eval's names, from rankframe.trec_eval
+        name, params, cutoff = PRINTED_NAMES[text], "", None
+    elif trec_cut and trec_cut["name"] in CUTOFF_NAMES:
+        name, params, cutoff = CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
     else:
         match = _GRAMMAR.match(text)
         if match is None:

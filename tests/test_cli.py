@@ -214,3 +214,22 @@ def test_help_lists_every_measure() -> None:
                          capture_output=True, text=True, check=True).stdout
     for name in [*ORDER, "ndcg@10", "mrr"]:
         assert name.split("@")[0] in out
+
+
+def test_entry_points() -> None:
+    """The console script named in pyproject and ``python -m rankframe`` run the parser."""
+    import importlib
+    import re
+
+    from tests.conftest import REPO
+
+    scripts = (REPO / "pyproject.toml").read_text().partition("[project.scripts]")[2]
+    entry = re.search(r'^rankframe = "(.+)"$', scripts, re.MULTILINE)
+    assert entry is not None
+    module, _, function = entry[1].partition(":")
+    assert getattr(importlib.import_module(module), function) is main
+    done = subprocess.run([sys.executable, "-m", "rankframe", "--version"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("rankframe ")
+    done = subprocess.run([sys.executable, "-m", "rankframe"], capture_output=True, text=True)
+    assert done.returncode == 2 and "eval" in done.stdout and "compare" in done.stdout

@@ -476,3 +476,74 @@ def test_cli_compare_add_parser_standalone() -> None:
                                                                  "bootstrap")
     assert (args.correction, args.format, args.missing, args.progress) == (
         "holm", "text", "error", None)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def test_evaluate_runs_from_files_names_systems_by_tag(tmp_path: Path) -> None:
+    import rankframe as rf
+
+    paths = write_collection(tmp_path)
+    runs = [paths[k] for k in ("mid", "good", "bad")]
+    table = rf.evaluate_runs(runs, paths["qrels"], ["P@3", "map"])
+    assert table.columns == ["system", "qid", "P@3", "map"]
+    assert table["system"].unique(maintain_order=True).to_list() == ["mid", "good", "bad"]
+    qrels = rf.read_qrels(paths["qrels"])
+    for name, path in zip(["mid", "good", "bad"], runs, strict=True):
+        expected = rf.evaluate_run(rf.read_run(path), qrels, ["P@3", "map"])
+        got = table.filter(pl.col("system") == name).drop("system")
+        assert got.equals(expected), name
+
+
+def test_evaluate_runs_from_frames_and_query_choice(tmp_path: Path) -> None:
+    import rankframe as rf
+
+    paths = write_collection(tmp_path)
+    qrels = rf.read_qrels(paths["qrels"])
+    partial = rf.read_run(paths["bad"]).filter(pl.col("qid") != "1")
+    extra = pl.DataFrame({"qid": ["99"], "docid": ["d1"], "score": [1.0]})  # no qrels
+    runs = {"full": rf.read_run(paths["good"]), "partial": pl.concat(
+        [partial.select("qid", "docid", "score"), extra])}
+    table = rf.evaluate_runs(runs, qrels, "map", system="run")
+    assert table.columns == ["run", "qid", "map"]
+    counts = dict(table.group_by("run").len().iter_rows())
+    assert counts == {"full": 12, "partial": 11}  # trec_eval: the queries each retrieved for
+    complete = rf.evaluate_runs(runs, qrels, "map", all_queries=True)
+    assert complete.filter(pl.col("system") == "partial").height == 12  # -c: every qrels query
+    assert complete.filter((pl.col("system") == "partial") & (pl.col("qid") == "1"))["map"][0] == 0
+    assert rf.unjudged_run_queries(runs["partial"], qrels)["qid"].to_list() == ["99"]
+
+
+def test_read_runs_names_and_errors(tmp_path: Path) -> None:
+    import rankframe as rf
+
+    paths = write_collection(tmp_path)
+    same_tag = tmp_path / "good2.run"
+    same_tag.write_text(paths["good"].read_text())
+    runs = rf.read_runs([paths["good"], same_tag, paths["bad"]])
+    assert list(runs) == ["good.run", "good2.run", "bad"]  # shared tags: file names
+    with pytest.raises(InputError, match="distinct names"):
+        rf.read_runs([paths["good"], paths["good"]])
+    unjudged = tmp_path / "other.run"
+    unjudged.write_text("77 Q0 d1 1 1.0 other\n")
+    with pytest.raises(InputError, match="no runs"):
+        rf.evaluate_runs({}, paths["qrels"], "map")
+    with pytest.raises(rf.RankframeError, match="system 'other': no queries with both"):
+        rf.evaluate_runs([paths["good"], unjudged], paths["qrels"], "map")
+
+
+def test_notebook_compare_equals_the_command_line(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import rankframe as rf
+    from rankframe.cli import main
+
+    paths = write_collection(tmp_path)
+    runs = [paths[k] for k in ("mid", "good", "bad")]
+    result = rf.compare(rf.evaluate_runs(runs, paths["qrels"], ["P@3", "map"]),
+                        test="randomization", n_resamples=200, seed=3)
+    assert main(["compare", str(paths["qrels"]), *map(str, runs), "-m", "P@3", "-m", "map",
+                 "--test", "randomization", "--resamples", "200", "--seed", "3",
+                 "--format", "csv"]) == 0
+    cli = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert cli.equals(pl.read_csv(io.StringIO(result.write_csv())))

@@ -12,7 +12,13 @@ import pytest
 import rankframe as rf
 from rankframe.errors import MeasureError
 from rankframe.measures import parse
-from rankframe.trec_eval import select
+from rankframe.trec_eval import (
+    CUTOFF_NAMES,
+    PRINTED_NAMES,
+    TREC_MEASURES,
+    measure_strings,
+    select,
+)
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("ndcg@10", "ndcg", {"k": 10}),
@@ -121,3 +127,23 @@ def test_trec_select_order_and_union() -> None:
         select(["infAP"])
     with pytest.raises(MeasureError, match="duplicate"):
         select(["P.5,5"])
+
+
+@pytest.mark.parametrize("trec", [m for m in TREC_MEASURES if m.measure is not None],
+                         ids=lambda m: m.name)
+def test_printed_trec_eval_names_parse_from_the_one_table(trec: Any) -> None:
+    """Every name trec_eval prints for a measure (default parameters, and one given) parses
+    as a measure string, to the metric the command line computes it with."""
+    params = [None, (3,) if trec.kind == "cut_int" else (0.5,)] if trec.defaults else [None]
+    for chosen in params:
+        strings = measure_strings([(trec, chosen)])
+        for name in trec.names(chosen):
+            assert parse(name).metric.name == parse(strings[name]).metric.name, name
+    table = CUTOFF_NAMES if trec.defaults else PRINTED_NAMES
+    assert table[trec.name] == trec.measure
+
+
+def test_names_without_a_single_measure_do_not_parse() -> None:
+    for name in ("11pt_avg", "runid", "num_q", "map_cut", "ndcg_cut"):
+        with pytest.raises(MeasureError, match="unknown measure"):
+            parse(name)

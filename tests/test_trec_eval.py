@@ -15,6 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankframe as rf
+from rankframe import trec_eval
+from rankframe.errors import RankframeError
 from tests.trec_data import TrecCase, trec_cases
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -89,3 +91,80 @@ def test_ndcg_uses_graded_gains_and_unretrieved_ideal() -> None:
     judged = rf.judge(case.run_frame(), case.qrels_frame())
     ours = rf.evaluate(judged, ["ndcg"])["ndcg"][0]
     assert math.isclose(ours, expected, abs_tol=1e-12)
+
+
+# --------------------------------------------------------------------------- rankframe.trec_eval
+
+
+def test_measure_strings_for_printed_names() -> None:
+    selected = trec_eval.select(["P.5", "ndcg_cut.10", "map_cut.5", "recip_rank", "num_ret",
+                                 "rbp", "set_F.0.5", "iprec_at_recall.0.1", "runid"])
+    assert trec_eval.measure_strings(selected) == {
+        "num_ret": "num_ret", "recip_rank": "recip_rank",
+        "iprec_at_recall_0.10": "iprec_at_recall_0.10", "P_5": "P_5",
+        "ndcg_cut_10": "ndcg_cut_10", "map_cut_5": "map_cut_5", "set_F_0.5": "set_F@0.5",
+        "rbp": "rbp@0.8",
+    }
+    nine = trec_eval.measure_strings(trec_eval.select(["11pt_avg"]), trec_eval9=True)
+    assert list(nine) == list(trec_eval.ELEVEN_POINTS)
+    assert nine["iprec_at_recall_0.50"] == "iprec(rounding=trec_eval9)@0.50"
+    ties = trec_eval.measure_strings(trec_eval.select(["P.5", "ndcg", "ndcg_cut.10",
+                                                      "map_cut.5", "recip_rank", "num_rel"]),
+                                     ties="average")
+    assert ties == {"num_rel": "num_rel", "recip_rank": "mrr_ties", "P_5": "P_ties@5",
+                    "ndcg": "ndcg_ties", "ndcg_cut_10": "ndcg_ties@10",
+                    "map_cut_5": "map_ties@5"}
+    with pytest.raises(RankframeError, match="bpref has no tie-aware form; those with one: map"):
+        trec_eval.measure_strings(trec_eval.select(["bpref"]), ties="average")
+
+
+def test_summaries_as_trec_eval_computes_them() -> None:
+    by_name = {m.name: m for m in trec_eval.TREC_MEASURES}
+    tenths = [0.1] * 10
+    # left to right: 0.1 added ten times is 0.9999999999999999, not fsum's 1.0
+    assert trec_eval.summary(by_name["map"], tenths) == 0.9999999999999999 / 10
+    assert trec_eval.summary(by_name["map"], tenths) != math.fsum(tenths) / 10
+    assert trec_eval.summary(by_name["num_ret"], [3, 4]) == 7
+    assert isinstance(trec_eval.summary(by_name["num_ret"], [3, 4]), int)
+    gm = trec_eval.summary(by_name["gm_map"], [0.0, 1.0])  # 0 floored at 1e-5
+    assert gm == pytest.approx(math.sqrt(trec_eval.GEOMETRIC_MEAN_FLOOR), rel=1e-12)
+
+
+def test_lines_order_11pt_avg_and_format() -> None:
+    selected = trec_eval.select(["P.5", "map", "num_ret", "gm_map", "runid", "num_q",
+                                 "11pt_avg"])
+    eleven = {name: [0.5, 0.0] for name in trec_eval.ELEVEN_POINTS}
+    per_query = pl.DataFrame({"qid": ["b", "a"], "num_ret": [3, 4], "map": [0.5, 0.25],
+                              "gm_map": [0.5, 0.25], "P_5": [0.2, 0.4], **eleven})
+    lines = trec_eval.lines(per_query, selected, "sys", per_query_lines=True)
+    assert [(line.name, line.query) for line in lines] == [
+        *[(n, q) for q in ("b", "a") for n in ("num_ret", "map", "P_5", "11pt_avg")],
+        *[(n, "all") for n in ("runid", "num_q", "num_ret", "map", "gm_map", "P_5",
+                               "11pt_avg")],
+    ]
+    text = [trec_eval.format_line(line) for line in lines]
+    assert text[0] == "num_ret               \tb\t3"
+    assert text[3] == "11pt_avg              \tb\t0.5000"
+    assert text[8] == "runid                 \tall\tsys"
+    assert text[9] == "num_q                 \tall\t2"
+    assert text[-1] == "11pt_avg              \tall\t0.2500"
+    assert [line.name for line in trec_eval.lines(per_query, selected, "sys",
+                                                  summaries=False)] == []
+
+
+def test_query_selection() -> None:
+    run = pl.DataFrame({"qid": ["q1", "q1", "q3"], "docid": ["a", "b", "c"],
+                        "score": [2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1", "q2"], "docid": ["a", "z"], "rel": [1, 1]})
+    judged = rf.judge(run, qrels)  # q1 and q2 (qrels only); q3 has no qrels
+    assert trec_eval.unjudged_count(run, qrels) == 1
+    kept = trec_eval.select_queries(judged, run, complete=False)
+    assert kept["qid"].unique().to_list() == ["q1"]
+    everything = trec_eval.select_queries(judged, run, complete=True)
+    assert sorted(everything["qid"].unique().to_list()) == ["q1", "q2"]
+    with pytest.raises(RankframeError, match=r"^run x: no queries with both"):
+        trec_eval.select_queries(judged, run.filter(pl.col("qid") == "q3"), complete=False,
+                                 name="run x")
+    assert trec_eval.unjudged_note(1) == "1 run query has no qrels and was not evaluated"
+    assert trec_eval.unjudged_note(3, "run r") == \
+        "run r: 3 run queries have no qrels and were not evaluated"

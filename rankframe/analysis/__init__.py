@@ -1,1 +1,2 @@
-"""Analysis of per-query results: paired comparisons of systems, reports and plots."""
+"""Analysis of per-query results: several runs evaluated into one table (:mod:`.runs`),
+paired comparisons of systems (:mod:`.compare`), reports and plots."""

@@ -2,8 +2,8 @@
 significance tests against a baseline, multiple-comparison correction and effect sizes.
 
 The input is a per-query table, one row per (system, query) and one numeric column per
-measure, as :func:`rankframe.evaluate.evaluate` produces for each run once the judged
-tables are stacked with a system column. Everything is paired by query: system ``s`` and
+measure, as :func:`rankframe.analysis.runs.evaluate_runs` (``rf.evaluate_runs``) produces
+from several runs. Everything is paired by query: system ``s`` and
 the baseline ``b`` give the differences ``d_q = x_{s,q} - x_{b,q}``.
 
 The resampling is vectorised with NumPy (resample matrices in chunks: one matrix product

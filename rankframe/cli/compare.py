@@ -3,30 +3,26 @@ test each against a baseline.
 
 ``rankframe compare QRELS RUN1 RUN2 ... -m ndcg@10 -m map --test randomization``
 
-Each run is read, judged and evaluated per query (:func:`rankframe.io.read_run`,
-:func:`rankframe.table.judge.judge`, :func:`rankframe.evaluate.evaluate`), the per-query tables
-are stacked with a ``system`` column, and :func:`rankframe.analysis.compare.compare` does the
-rest. A system is named by its run tag (the last field of the run's first line), or by
-its file name when two runs share a tag.
+The runs are read and named by :func:`rankframe.analysis.runs.read_runs` (by run tag, or
+file name when two runs share a tag), evaluated per query by
+:func:`rankframe.analysis.runs.evaluate_runs`, and :func:`rankframe.analysis.compare.compare`
+does the rest; this module reads the options and prints the table.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import polars as pl
-
+from rankframe import trec_eval
 from rankframe.analysis import report
 from rankframe.analysis.compare import compare
-from rankframe.cli.main import judged_run
-from rankframe.errors import InputError, RankframeError
-from rankframe.evaluate import evaluate
-from rankframe.io import read_qrels, read_run
+from rankframe.analysis.runs import evaluate_runs, read_runs
+from rankframe.errors import RankframeError
+from rankframe.io import read_qrels
 
-__all__ = ["add_parser", "per_query_table", "run"]
+__all__ = ["add_parser", "run"]
 
 DEFAULT_MEASURES = ("ndcg@10", "map")
 FORMATS = ("text", "markdown", "latex", "csv")
@@ -87,47 +83,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def per_query_table(
-    qrels_path: str | Path,
-    run_paths: list[str] | list[Path],
-    measures: list[str],
-    *,
-    all_queries: bool = False,
-    threshold: float = 1,
-    engine: Literal["polars", "duckdb"] = "polars",
-) -> tuple[pl.DataFrame, dict[str, str]]:
-    """Per-query values of ``measures`` for every run, stacked with a ``system`` column.
-
-    Returns the table (columns ``system``, ``qid``, one per measure) and a mapping from
-    each run path, as given, to its system name. Without ``all_queries`` a run is
-    evaluated on the qrels queries it retrieved for; with it, on every qrels query.
-    """
-    qrels = read_qrels(qrels_path)
-    runs = [(str(p), read_run(p)) for p in run_paths]
-    names = _system_names(runs)
-    frames = []
-    for (path, run_frame), name in zip(runs, names, strict=True):
-        judged = judged_run(run_frame, qrels, complete=all_queries, name=f"run {path}")
-        values = evaluate(judged, measures, engine=engine, threshold=threshold)
-        frames.append(values.select(pl.lit(name).alias("system"), pl.all()))
-    table = pl.concat(frames, how="vertical_relaxed")
-    return table, {path: name for (path, _), name in zip(runs, names, strict=True)}
-
-
-def _system_names(runs: list[tuple[str, pl.DataFrame]]) -> list[str]:
-    tags = [str(frame["tag"][0]) if frame.height and frame["tag"][0] is not None else ""
-            for _, frame in runs]
-    names = []
-    for (path, _), tag in zip(runs, tags, strict=True):
-        names.append(tag if tag and tags.count(tag) == 1 else Path(path).name)
-    if len(set(names)) != len(names):
-        raise InputError(
-            "compare: runs need distinct names (their tags, or file names when tags "
-            f"repeat); got {', '.join(names)}"
-        )
-    return names
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe compare`` from parsed arguments; print to stdout, return 0."""
     if len(args.runs) < 2:
@@ -135,8 +90,15 @@ def run(args: argparse.Namespace) -> int:
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
-    table, names = per_query_table(args.qrels, args.runs, measures, all_queries=args.c,
-                                   threshold=args.l, engine=args.engine)
+    qrels, runs = read_qrels(args.qrels), read_runs(args.runs)
+    names = dict(zip(args.runs, runs, strict=True))  # run path, as given -> system name
+    for path, run_frame in zip(args.runs, runs.values(), strict=True):
+        unjudged = trec_eval.unjudged_count(run_frame, qrels)
+        if unjudged:
+            note = trec_eval.unjudged_note(unjudged, f"run {path}")
+            print(f"rankframe: {note}", file=sys.stderr)
+    table = evaluate_runs(runs, qrels, measures, all_queries=args.c, threshold=args.l,
+                          engine=args.engine)
     baseline = args.baseline
     if baseline is not None and baseline not in names.values():
         baseline = names.get(baseline, baseline)  # a run path names its system
