@@ -3,8 +3,8 @@
 Each kind of parameter (:data:`rankframe.metrics.registry.ParamKind`) has one :class:`Rule`
 here: what it allows, in words, and the test. :func:`check` applies the rule of a kind;
 ``Param.check`` and ``Metric.validate`` in the registry apply it to a metric's declared
-parameters, and :func:`validated` makes a builder (of any face) check its arguments that way
-before it runs. A bad value fails where the call is written, not deep inside Polars,
+parameters, and ``registry.validated`` makes a builder (of any face) check its arguments
+that way before it runs. A bad value fails where the call is written, not deep inside Polars,
 DuckDB or Spark, with one message per kind everywhere::
 
     {function}: {argument} must {what is allowed}, got {value!r}[ of type {type}]
@@ -15,22 +15,15 @@ when it is but lies outside what is allowed.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from rankframe.metrics.registry import Metric
-
-__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "validated"]
+__all__ = ["RULES", "Rule", "check", "choice", "cutoff"]
 
 T = TypeVar("T", bound=str)
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def _always(value: object) -> bool:
@@ -118,30 +111,3 @@ def choice(func: str, name: str, value: object, allowed: Collection[T]) -> T:
     """Return ``value`` if it is one of ``allowed``."""
     result: T = check(func, name, "choice", value, choices=allowed)
     return result
-
-
-def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorate the builder of ``metric`` in any face (same name, the registry's calling
-    convention): each call checks the metric's parameters with ``metric.validate`` and runs
-    the builder with the checked values. Name, signature and docstring stay the builder's."""
-
-    def decorate(builder: Callable[P, R]) -> Callable[P, R]:
-        signature = inspect.signature(builder)
-        names = [p.name for p in metric.params]
-        if builder.__name__ != metric.name or not set(names) <= set(signature.parameters):
-            raise TypeError(f"{builder.__name__}{signature} is not a builder of {metric.name} "
-                            f"(parameters {', '.join(names) or 'none'})")
-
-        @functools.wraps(builder)
-        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise TypeError(f"{metric.name}() {exc}") from None
-            bound.apply_defaults()
-            bound.arguments.update(metric.validate({n: bound.arguments[n] for n in names}))
-            return builder(*bound.args, **bound.kwargs)
-
-        return checked
-
-    return decorate

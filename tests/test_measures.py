@@ -11,6 +11,7 @@ import pytest
 
 import rankframe as rf
 from rankframe.errors import MeasureError
+from rankframe.faces.polars import expression
 from rankframe.measures import parse
 from rankframe.trec_eval import (
     CUTOFF_NAMES,
@@ -104,7 +105,7 @@ def test_evaluate_matches_the_expressions(engine: str) -> None:
     for label in labels:
         m = parse(label, threshold=1)
         expected = JUDGED.group_by("qid").agg(
-            m.metric.polars_expr({"rel": "rel", "rank": "rank"}, m.values).alias("v")
+            expression(m.metric, {"rel": "rel", "rank": "rank"}, m.values).alias("v")
         ).sort("qid")["v"]
         assert got[label].to_list() == pytest.approx(expected.to_list(), abs=1e-12), label
 

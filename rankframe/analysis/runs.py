@@ -21,7 +21,7 @@ import polars as pl
 
 from rankframe import trec_eval
 from rankframe.errors import InputError
-from rankframe.evaluate import Engine, evaluate, evaluate_run
+from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
 from rankframe.table.judge import Ties, judge
 
@@ -63,7 +63,7 @@ def trec_eval_per_query(
     depth: int | None = None,
     ties: Ties = "docid",
     threshold: float = 1,
-    engine: Engine = "polars",
+    engine: str = "polars",
     name: str = "",
 ) -> pl.DataFrame:
     """Per-query values of ``measures`` for one run, on the queries trec_eval evaluates.
@@ -91,7 +91,7 @@ def evaluate_runs(
     all_queries: bool = False,
     depth: int | None = None,
     threshold: float = 1,
-    engine: Engine = "polars",
+    engine: str = "polars",
     system: str = "system",
 ) -> pl.DataFrame:
     """Per-query values of ``measures`` for several runs, stacked with a system column.

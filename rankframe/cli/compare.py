@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from rankframe import trec_eval
+from rankframe import faces, trec_eval
 from rankframe.analysis import report
 from rankframe.analysis.compare import compare
 from rankframe.analysis.runs import evaluate_runs, read_runs
@@ -71,7 +71,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "queries score 0), as trec_eval -c")
     parser.add_argument("-l", type=int, default=1, metavar="N",
                         help="relevance level: rel >= N is relevant (default 1)")
-    parser.add_argument("--engine", choices=("polars", "duckdb"), default="polars",
+    parser.add_argument("--engine", choices=faces.ENGINES, default="polars",
                         help="engine that computes the metrics (same numbers)")
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default text)")

@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from rankframe import trec_eval
+from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
 from rankframe.errors import RankframeError
 from rankframe.io import read_qrels, read_run
@@ -69,7 +69,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="tied scores: break by docid as trec_eval (default), or report "
                         "the expected value over all orderings of tied documents "
                         "(P, recall, ndcg, ndcg_cut, map, map_cut, recip_rank)")
-    parser.add_argument("--engine", choices=("polars", "duckdb"), default="polars",
+    parser.add_argument("--engine", choices=faces.ENGINES, default="polars",
                         help="engine that computes the metrics (same output)")
     parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
                         help="output format (default trec)")

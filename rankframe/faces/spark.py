@@ -56,8 +56,7 @@ from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import Gain, label
 from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
-from rankframe.metrics.registry import METRICS, Metric
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, Metric, validated
 
 #: Registered metrics without a Spark function yet, each with the reason (as data: the
 #: completeness tests check it against the registry and the functions below).

@@ -25,8 +25,7 @@ import math
 import polars as pl
 
 from rankframe.metrics.expr import IntoExpr, col, geometric_weight
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, validated
 
 
 def _paired(x: pl.Expr, y: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

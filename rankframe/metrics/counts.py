@@ -11,8 +11,7 @@ from typing import Literal
 import polars as pl
 
 from rankframe.metrics.expr import IntoExpr, col, count, label, ratio, relevant, retrieved
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
 

@@ -22,8 +22,7 @@ from rankframe.metrics.expr import (
     ratio,
     retrieved,
 )
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, validated
 
 Ideal = Literal["all", "retrieved"]
 
@@ -36,7 +35,9 @@ def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
     return (gain(rel, kind) / log2_discount(rank)).filter(retrieved(rank, k)).sum()
 
 
-def _idcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) -> pl.Expr:
+def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) -> pl.Expr:
+    """DCG@k of the ideal order: the positive gains of every row (``ideal="all"``) or of the
+    retrieved rows, sorted descending (docs/semantics.md#idcg)."""
     gains = gain(rel, kind)
     pool = gains > 0
     if ideal == "retrieved":
@@ -109,7 +110,7 @@ def idcg(
     >>> round(df.select(rf.idcg("rel", k=5)).item(), 4)
     6.3235
     """
-    return _idcg(col(rel), col(rank), k, gain, ideal).alias(label("idcg", k))
+    return ideal_dcg(col(rel), col(rank), k, gain, ideal).alias(label("idcg", k))
 
 
 @validated(METRICS["ndcg"])
@@ -131,6 +132,6 @@ def ndcg(
     0.9724
     """
     rel_e, rank_e = col(rel), col(rank)
-    return ratio(_dcg(rel_e, rank_e, k, gain), _idcg(rel_e, rank_e, k, gain, ideal)).alias(
+    return ratio(_dcg(rel_e, rank_e, k, gain), ideal_dcg(rel_e, rank_e, k, gain, ideal)).alias(
         label("ndcg", k)
     )

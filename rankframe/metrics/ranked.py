@@ -23,8 +23,7 @@ from rankframe.metrics.expr import (
     relevant_ranks,
     retrieved,
 )
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, validated
 
 APDivisor = Literal["relevant", "min", "found"]
 RecallRounding = Literal["nearest", "trec_eval9"]

@@ -17,9 +17,11 @@ required parameters ``a`` (e.g. ``k``) and optional parameters ``o`` (e.g. ``thr
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from rankframe import validation
 
@@ -36,6 +38,8 @@ class _Required:
 
 
 REQUIRED: Any = _Required()
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -199,3 +203,30 @@ def get(name: str) -> Metric:
     except KeyError:
         known = ", ".join(sorted(METRICS))
         raise KeyError(f"unknown metric {name!r}; registered metrics: {known}") from None
+
+
+def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorate the builder of ``metric`` in any face (same name, the registry's calling
+    convention): each call checks the metric's parameters with ``metric.validate`` and runs
+    the builder with the checked values. Name, signature and docstring stay the builder's."""
+
+    def decorate(builder: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(builder)
+        names = [p.name for p in metric.params]
+        if builder.__name__ != metric.name or not set(names) <= set(signature.parameters):
+            raise TypeError(f"{builder.__name__}{signature} is not a builder of {metric.name} "
+                            f"(parameters {', '.join(names) or 'none'})")
+
+        @functools.wraps(builder)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{metric.name}() {exc}") from None
+            bound.apply_defaults()
+            bound.arguments.update(metric.validate({n: bound.arguments[n] for n in names}))
+            return builder(*bound.args, **bound.kwargs)
+
+        return checked
+
+    return decorate

@@ -31,9 +31,8 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.gains import Ideal, _idcg
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.gains import Ideal, ideal_dcg
+from rankframe.metrics.registry import METRICS, validated
 
 TiedAPDivisor = Literal["relevant", "min"]
 
@@ -165,7 +164,8 @@ def ndcg_ties(
     0.8155
     """
     rel_e, first, size = col(rel), col(tie_first), col(tie_size)
-    value = ratio(_expected_dcg(rel_e, first, size, k, gain), _idcg(rel_e, first, k, gain, ideal))
+    value = ratio(_expected_dcg(rel_e, first, size, k, gain),
+                  ideal_dcg(rel_e, first, k, gain, ideal))
     return value.alias(label("ndcg_ties", k))
 
 

@@ -23,8 +23,7 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.registry import METRICS
-from rankframe.validation import validated
+from rankframe.metrics.registry import METRICS, validated
 
 
 def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
