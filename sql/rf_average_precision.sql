@@ -5,6 +5,12 @@
 --     'min':      min(R, k) (the recommender-systems MAP@k);
 --     'found':    relevant rows in the top k.
 --   D = 0 -> 0.
+--   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 3, 4 and 7, so R = 4):
+--     SELECT round(rf_average_precision(rel, rank, NULL), 4),
+--            round(rf_average_precision(rel, rank, 5), 4),
+--            round(rf_average_precision(rel, rank, 5, divisor := 'found'), 4)
+--     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 1), (5, 0), (6, 0), (7, 1)) t(rank, rel);
+--     => 0.747, 0.6042, 0.8056
 CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k, threshold := 1,
                                                   divisor := 'relevant') AS
     rf__ratio(

@@ -7,6 +7,11 @@
 --     (1/D) sum over relevant retrieved rows of
 --       (1/t) sum over j <= min(t, k - f + 1) of (h + 1 + (j - 1)(r - 1)/(t - 1)) / (f + j - 1)
 --   D = R ('relevant', trec_eval) or min(R, k) ('min'); D = 0 -> 0.
+--   Example (docs/semantics.md#worked-examples: ranks 2 and 3 tied, one of them relevant):
+--     SELECT round(rf_average_precision_ties(rel, tie_first, tie_size, NULL), 4) FROM (VALUES
+--         (NULL, 1, 1), (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL))
+--         t(rel, tie_first, tie_size);
+--     => 0.3056
 CREATE OR REPLACE TEMP MACRO rf_average_precision_ties(rel, tie_first, tie_size, k,
                                                        threshold := 1,
                                                        divisor := 'relevant') AS

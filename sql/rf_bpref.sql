@@ -6,6 +6,10 @@
 --   negative grades are skipped. R = 0 -> 0.
 --   Implementation: the relevance flags of the judged retrieved rows in rank order; the
 --   j-th relevant one at position p has p - j judged non-relevant rows above it.
+--   Example (docs/semantics.md#worked-examples: ranks 2 (NULL) and 5 (-1) are skipped):
+--     SELECT rf_bpref(rel, rank) FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3),
+--         (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 0.5
 CREATE OR REPLACE TEMP MACRO rf_bpref(rel, rank, threshold := 1) AS
     rf__ratio(
         coalesce(list_sum(list_transform(

@@ -1,6 +1,11 @@
 -- rf_cg(rel, rank, k, gain := 'linear') -> DOUBLE
 --   Cumulative gain: sum of g(rel) over rows with rank <= k.
 --   gain 'linear': g = rel; 'exponential': g = 2^rel - 1; NULL or rel <= 0 gives 0.
+--   Example (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):
+--     SELECT rf_cg(rel, rank, 3), rf_cg(rel, rank, NULL),
+--            rf_cg(rel, rank, 2, gain := 'exponential')
+--     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
+--     => 8.0, 9.0, 10.0
 CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k, gain := 'linear') AS
     coalesce(sum(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential'])))
         FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k))), 0)::DOUBLE;

@@ -5,6 +5,10 @@
 --   the TREC Web track convention. Positions are rank values (a gap never stops the
 --   reader). Nothing retrieved -> 0. The running product is carried by list_reduce in
 --   rank order, so the cost is linear in the list length.
+--   Example (docs/semantics.md#worked-examples: stopping at ranks 1, 4, 6 with 3/16, 1/16, 7/16):
+--     SELECT round(rf_err(rel, rank, NULL), 4), round(rf_err(rel, rank, 3), 4) FROM (VALUES
+--         (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 0.2557, 0.1875
 CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
     CASE WHEN rf__ok_k('rf_err', k) AND rf__ok(rf__positive('rf_err', 'max_grade', max_grade)) THEN
         coalesce(list_reduce(

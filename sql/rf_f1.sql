@@ -3,6 +3,11 @@
 --   weighted w = beta^2 times, or w = recall_weight exactly when that is given (it overrides
 --   beta); 0 when the denominator is 0. beta = 1 is F1.
 --   trec_eval: set_F (k NULL), set_F.x (recall_weight x).
+--   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 3, 5):
+--     SELECT round(rf_f1(rel, rank, 5), 4), round(rf_f1(rel, rank, 5, beta := 2), 4),
+--            round(rf_f1(rel, rank, NULL, recall_weight := 0.5), 4)
+--     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1)) t(rank, rel);
+--     => 0.75, 0.8824, 0.6923
 CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1,
                                    recall_weight := NULL) AS
     rf__ratio(

@@ -1,5 +1,9 @@
 -- rf_hit_rate(rel, rank, k, threshold := 1) -> DOUBLE
 --   1.0 if any relevant row has rank <= k, else 0.0. trec_eval: success_k.
+--   Example (unjudged rows, rel NULL, at ranks 1 and 2; the first relevant row at rank 3):
+--     SELECT rf_hit_rate(rel, rank, 2), rf_hit_rate(rel, rank, 3)
+--     FROM (VALUES (1, NULL), (2, NULL), (3, 1), (4, 1), (NULL, 2)) t(rank, rel);
+--     => 0.0, 1.0
 CREATE OR REPLACE TEMP MACRO rf_hit_rate(rel, rank, k, threshold := 1) AS
     CASE WHEN rf__hits(rel, rank, rf__k('rf_hit_rate', k),
                        rf__threshold('rf_hit_rate', threshold)) > 0

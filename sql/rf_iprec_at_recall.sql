@@ -5,6 +5,11 @@
 --   floor(recall * R + 0.9) ('trec_eval9', trec_eval 9.x and pytrec_eval).
 --   0 when fewer than c relevant rows were retrieved. The product is taken in DOUBLE, as
 --   trec_eval does (a DECIMAL literal such as 0.7 would make 0.7 * 3 + 0.9 exactly 3).
+--   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 5, 6, 10; 0.3 * R = 1.2):
+--     SELECT rf_iprec_at_recall(rel, rank, 0.3),
+--            rf_iprec_at_recall(rel, rank, 0.3, rounding := 'trec_eval9') FROM (VALUES (1, 1),
+--         (2, 0), (3, 0), (4, 0), (5, 1), (6, 1), (7, 0), (8, 0), (9, 0), (10, 1)) t(rank, rel);
+--     => 1.0, 0.5
 CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1,
                                                 rounding := 'nearest') AS
     coalesce(list_max(list_transform(

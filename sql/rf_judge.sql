@@ -1,5 +1,6 @@
 -- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score DOUBLE)
---   The judged long table (SEMANTICS.md §2) from two tables named by string:
+--   The judged long table (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
+--   from two tables named by string:
 --   run(qid, docid, score) and qrels(qid, docid, rel); other columns are ignored.
 --   rank = position by score descending, ties broken by docid descending as text in byte
 --   order (trec_eval's rule: integer ids compare as their decimal strings, so 9 beats 10;
@@ -7,12 +8,26 @@
 --   Full outer join on (qid, docid): run-only rows get rel NULL, qrels-only rows rank NULL.
 --   qrels queries without results are kept; run queries absent from the qrels are
 --   dropped. depth keeps the top `depth` ranks of each query before the join (trec_eval -M).
---   A (qid, docid) pair twice in the run or in the qrels is an error naming the smallest
---   such pair. Order: the retrieved rows by qid, rank, then the judged-but-unretrieved
---   rows by qid, docid (rankframe.judge's order). Ids are matched with the
---   connection's collation (the default, binary, is assumed: under default_collation =
---   'nocase', 'D1' and 'd1' would be one document for the join and the duplicate check).
---   Example: SELECT qid, rf_ndcg(rel, rank, 10) FROM rf_judge('run', 'qrels') GROUP BY qid;
+--   A (qid, docid) pair twice in the run or in the qrels is an error naming one such pair
+--   (with several, which one is unspecified: DuckDB raises before the ORDER BY ... LIMIT 1
+--   that means to pick the smallest). Order: the retrieved rows by qid, rank, then the
+--   judged-but-unretrieved rows by qid, docid (rankframe.judge's order). Ids are matched
+--   with the connection's collation (the default, binary, is assumed: under
+--   default_collation = 'nocase', 'D1' and 'd1' would be one document for the join and the
+--   duplicate check).
+--   Use: SELECT qid, rf_ndcg(rel, rank, 10) FROM rf_judge('run', 'qrels') GROUP BY qid;
+--   Example (docs/semantics.md#worked-examples: d9 ranks above d10 on the tied score 2.0):
+--     WITH run(qid, docid, score) AS (VALUES ('q1', 'd7', 3.0), ('q1', 'd9', 2.0),
+--              ('q1', 'd10', 2.0), ('q1', 'd3', 1.0), ('q3', 'd1', 1.0)),
+--          qrels(qid, docid, rel) AS (VALUES ('q1', 'd10', 1), ('q1', 'd3', 1), ('q1', 'd5', 2),
+--              ('q2', 'd1', 1))
+--     SELECT qid, docid, rank, rel FROM rf_judge('run', 'qrels');
+--     => q1, d7, 1, NULL
+--     => q1, d9, 2, NULL
+--     => q1, d10, 3, 1
+--     => q1, d3, 4, 1
+--     => q1, d5, NULL, 2
+--     => q2, d1, NULL, 1
 CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
     WITH
     r AS (

@@ -1,6 +1,10 @@
 -- rf_judged(rel, rank, k) -> DOUBLE
 --   Judged rows (rel >= 0; NULL and negative grades are unjudged) with rank <= k, divided
 --   by min(k, n), n = rows with a rank; k NULL divides by n. Nothing retrieved -> 0.
+--   Example (docs/semantics.md#worked-examples: judged at ranks 1, 3, 4, 6; NULL and -1 are not):
+--     SELECT rf_judged(rel, rank, 5), round(rf_judged(rel, rank, NULL), 4) FROM (VALUES (1, 2),
+--         (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 0.6, 0.6667
 CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k) AS
     CASE WHEN rf__ok_k('rf_judged', k) THEN
         rf__ratio(count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_judged', k)) AND rf__judged(rel)),

@@ -4,6 +4,10 @@
 --   never count. penalty 0 (default) counts strict inversions only: without ties this is
 --   (1 - tau) / 2. Rows where x or y is NULL or NaN are dropped; fewer than two rows -> 0.
 --   O(n^2) per group.
+--   Example (docs/semantics.md#worked-examples: 3 of the 10 pairs are tied in one column only):
+--     SELECT rf_kendall_distance(x, y), rf_kendall_distance(x, y, penalty := 0.5) FROM (VALUES
+--         (1, 1), (2, 1), (2, 2), (3, 3), (4, 3), (NULL, 5), (5, 'NaN'::DOUBLE)) t(x, y);
+--     => 0.0, 0.15
 CREATE OR REPLACE TEMP MACRO rf_kendall_distance(x, y, penalty := 0) AS
     CASE WHEN rf__ok(rf__unit('rf_kendall_distance', 'penalty', penalty)) THEN
         list_transform([rf__kendall_counts(x, y)], lambda c:

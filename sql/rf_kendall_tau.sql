@@ -4,6 +4,10 @@
 --   C / D = concordant / discordant pairs, n0 = n(n - 1)/2, n1 / n2 = pairs tied in x / y.
 --   Rows where x or y is NULL or NaN are dropped. Fewer than two rows or a constant
 --   column -> 0 (scipy gives NaN). O(n^2) per group.
+--   Example (docs/semantics.md#worked-examples: the rows with NULL or NaN are dropped):
+--     SELECT round(rf_kendall_tau(x, y), 4) FROM (VALUES (1, 1), (2, 1), (2, 2), (3, 3), (4, 3),
+--         (NULL, 5), (5, 'NaN'::DOUBLE)) t(x, y);
+--     => 0.825
 CREATE OR REPLACE TEMP MACRO rf_kendall_tau(x, y) AS
     list_transform([rf__kendall_counts(x, y)], lambda c:
         CASE WHEN c.n0 - c.tx > 0 AND c.n0 - c.ty > 0

@@ -1,6 +1,13 @@
 -- rf_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') -> DOUBLE
 --   Normalised DCG at k: rf_dcg / rf_idcg, 0 when the ideal DCG is 0.
 --   trec_eval: ndcg (k NULL), ndcg_cut_k.
+--   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1; then an unretrieved 3):
+--     SELECT round(rf_ndcg(rel, rank, 5), 4)
+--     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
+--     => 0.9724
+--     SELECT round(rf_ndcg(rel, rank, 5), 4), round(rf_ndcg(rel, rank, 5, ideal := 'retrieved'), 4)
+--     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 3)) t(rank, rel);
+--     => 0.8047, 0.9724
 CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
     rf__ratio(
         rf__dcg(rel, rank, rf__k('rf_ndcg', k),

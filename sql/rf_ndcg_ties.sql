@@ -2,6 +2,10 @@
 --   Expected nDCG at k over every ordering of tied rows: rf_dcg_ties / ideal DCG (the
 --   ideal does not depend on ties; ideal 'retrieved' keeps rows with a tie group).
 --   Ideal DCG = 0 -> 0.
+--   Example (docs/semantics.md#worked-examples: ranks 2 and 3 tied, one of them relevant):
+--     SELECT round(rf_ndcg_ties(rel, tie_first, tie_size, 3), 4) FROM (VALUES (NULL, 1, 1),
+--         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
+--     => 0.1806
 CREATE OR REPLACE TEMP MACRO rf_ndcg_ties(rel, tie_first, tie_size, k, gain := 'linear',
                                           ideal := 'all') AS
     CASE WHEN rf__ok_k('rf_ndcg_ties', k)

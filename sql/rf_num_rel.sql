@@ -1,5 +1,9 @@
 -- rf_num_rel(rel, rank, threshold := 1) -> BIGINT
 --   Relevant rows R of the query (rel >= threshold), retrieved or not.
 --   rank is not read (uniform signature). trec_eval: num_rel.
+--   Example (docs/semantics.md#worked-examples: the unretrieved grade 1 counts, NULL and -1 never):
+--     SELECT rf_num_rel(rel, rank), rf_num_rel(rel, rank, threshold := 2) FROM (VALUES (1, 2),
+--         (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 4, 2
 CREATE OR REPLACE TEMP MACRO rf_num_rel(rel, rank, threshold := 1) AS
     rf__num_relevant(rel, rf__threshold('rf_num_rel', threshold));

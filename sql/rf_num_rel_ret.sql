@@ -1,5 +1,9 @@
 -- rf_num_rel_ret(rel, rank, k, threshold := 1) -> BIGINT
 --   Relevant rows with a rank, only those with rank <= k when k is given.
 --   trec_eval: num_rel_ret.
+--   Example (docs/semantics.md#worked-examples):
+--     SELECT rf_num_rel_ret(rel, rank, NULL), rf_num_rel_ret(rel, rank, 5) FROM (VALUES (1, 2),
+--         (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 3, 2
 CREATE OR REPLACE TEMP MACRO rf_num_rel_ret(rel, rank, k, threshold := 1) AS
     rf__hits(rel, rank, rf__k('rf_num_rel_ret', k), rf__threshold('rf_num_rel_ret', threshold));

@@ -3,6 +3,11 @@
 --   divisor := 'min' divides by min(k, n) instead (n = rows with a rank).
 --   k NULL: set precision, relevant retrieved / n. Nothing retrieved -> 0.
 --   trec_eval: P_k (k given), set_P (k NULL).
+--   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 3, 5):
+--     SELECT rf_precision(rel, rank, 2), rf_precision(rel, rank, 10),
+--            rf_precision(rel, rank, 10, divisor := 'min')
+--     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1)) t(rank, rel);
+--     => 0.5, 0.3, 0.6
 CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
     rf__precision(rel, rank, rf__k('rf_precision', k), rf__threshold('rf_precision', threshold),
                   rf__choice('rf_precision', 'divisor', divisor, ['k', 'min']));

@@ -3,7 +3,11 @@
 --   A tie group occupies positions tie_first .. tie_first + tie_size - 1 (NULL = not
 --   retrieved); each of its rows is in the top k with chance c(k) / tie_size, c(k) its
 --   positions <= k. Expected relevant in the top k, divided by k ('min': min(k, n));
---   k NULL: relevant retrieved / n. Nothing retrieved -> 0. See rankframe.ties.annotate.
+--   k NULL: relevant retrieved / n. Nothing retrieved -> 0. See rankframe.table.ties.annotate.
+--   Example (docs/semantics.md#worked-examples: ranks 2 and 3 tied, one of them relevant):
+--     SELECT rf_precision_ties(rel, tie_first, tie_size, 2) FROM (VALUES (NULL, 1, 1),
+--         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
+--     => 0.25
 CREATE OR REPLACE TEMP MACRO rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1,
                                                divisor := 'k') AS
     CASE WHEN rf__ok_k('rf_precision_ties', k) AND rf__ok(rf__threshold('rf_precision_ties', threshold))

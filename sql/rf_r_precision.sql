@@ -1,6 +1,10 @@
 -- rf_r_precision(rel, rank, threshold := 1) -> DOUBLE
 --   Relevant rows with rank <= R divided by R (R = relevant rows of the query).
 --   R = 0 -> 0. trec_eval: Rprec.
+--   Example (docs/semantics.md#worked-examples: R = 4 counts the unretrieved grade 1):
+--     SELECT rf_r_precision(rel, rank) FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1),
+--         (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 0.5
 CREATE OR REPLACE TEMP MACRO rf_r_precision(rel, rank, threshold := 1) AS
     rf__ratio(
         coalesce(len(list_filter(

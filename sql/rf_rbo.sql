@@ -9,6 +9,11 @@
 --   extrapolated false, RBO_min (eq. 11; nothing unseen overlaps):
 --     (1-p)/p * (sum_{d<=l} (X_d - X_l) p^d/d - X_l ln(1-p))
 --   Either list empty -> 0. O(l * n) per group.
+--   Example (docs/semantics.md#worked-examples: A = (a, b, c), B = (b, a, d)):
+--     SELECT round(rf_rbo(rank_a, rank_b), 4), round(rf_rbo(rank_a, rank_b, depth := 2), 4),
+--            round(rf_rbo(rank_a, rank_b, extrapolated := false), 4)
+--     FROM (VALUES (1, 2), (2, 1), (3, NULL), (NULL, 3)) t(rank_a, rank_b);
+--     => 0.63, 0.9, 0.3117
 CREATE OR REPLACE TEMP MACRO rf_rbo(rank_a, rank_b, p := 0.9, depth := NULL,
                                     extrapolated := true) AS
     CASE WHEN rf__ok(rf__persistence('rf_rbo', p)) AND (depth IS NULL OR rf__ok(rf__cutoff('rf_rbo', 'depth', depth)))

@@ -5,6 +5,11 @@
 --   Graded: g = rel / M clipped to [0, 1], M = max_grade or, when NULL, the highest grade
 --   of the query (all rows); threshold unused. NULL and negative grades gain 0.
 --   Nothing retrieved, or no positive grade, -> 0. trec_eval: rbp (binary judgements).
+--   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 4, 6):
+--     SELECT round(rf_rbp(rel, rank), 4), round(rf_rbp(rel, rank, p := 0.5), 4),
+--            round(rf_rbp(rel, rank, graded := true), 4) FROM (VALUES (1, 2), (2, NULL), (3, 0),
+--         (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
+--     => 0.3679, 0.5781, 0.233
 CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
                                     max_grade := NULL) AS
     CASE WHEN rf__ok(rf__persistence('rf_rbp', p)) AND rf__ok(rf__threshold('rf_rbp', threshold))

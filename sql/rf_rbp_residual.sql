@@ -3,6 +3,11 @@
 --   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
 --   missing (a rank gap). Computed as 1 - (1 - p) * sum over judged retrieved rows of
 --   p^(rank - 1). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
+--   Example (docs/semantics.md#worked-examples: positions 2 (NULL) and 5 (-1) are unknown):
+--     SELECT round(rf_rbp_residual(rel, rank), 4), round(rf_rbp_residual(rel, rank, p := 0.5), 4)
+--     FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0))
+--         t(rank, rel);
+--     => 0.5041, 0.2969
 CREATE OR REPLACE TEMP MACRO rf_rbp_residual(rel, rank, p := 0.8) AS
     (1 - (1 - rf__persistence('rf_rbp_residual', p))
          * coalesce(sum(rf__geometric(p, rank)) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)),

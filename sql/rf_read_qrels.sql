@@ -9,6 +9,11 @@
 --   Not checked (rankframe.io.read_qrels does): duplicate (qid, docid) pairs, binary or
 --   non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
 --   An empty file gives an empty table (rankframe.io.read_qrels raises).
+--   Examples (paths relative to the repository root):
+--     SELECT * FROM rf_read_qrels('examples/data/qrels.txt') LIMIT 1;
+--     => 301, DOC-02157, 0
+--     SELECT count(*), count(DISTINCT qid) FROM rf_read_qrels('examples/data/qrels.txt');
+--     => 880, 40
 CREATE OR REPLACE TEMP MACRO rf_read_qrels(path) AS TABLE
     WITH lines AS (
         SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f

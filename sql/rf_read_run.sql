@@ -10,6 +10,11 @@
 --   or non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
 --   rank is the file's own field; rf_judge ranks by score and never reads it.
 --   An empty file gives an empty table (rankframe.io.read_run raises).
+--   Examples (paths relative to the repository root):
+--     SELECT * FROM rf_read_run('examples/data/run.bm25.txt') LIMIT 1;
+--     => 301, DOC-00715, 1, 4.6, bm25
+--     SELECT count(*), count(DISTINCT qid) FROM rf_read_run('examples/data/run.bm25.txt');
+--     => 3900, 39
 CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
     WITH lines AS (
         SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f

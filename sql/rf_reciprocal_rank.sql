@@ -1,6 +1,10 @@
 -- rf_reciprocal_rank(rel, rank, k, threshold := 1) -> DOUBLE
 --   1 / (rank of the first relevant row) if that rank is <= k, else 0.
 --   trec_eval: recip_rank (k NULL).
+--   Example (docs/semantics.md#worked-examples: the first relevant row is at rank 3):
+--     SELECT round(rf_reciprocal_rank(rel, rank, NULL), 4), rf_reciprocal_rank(rel, rank, 2)
+--     FROM (VALUES (1, NULL), (2, NULL), (3, 1), (4, 1), (NULL, 2)) t(rank, rel);
+--     => 0.3333, 0.0
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k, threshold := 1) AS
     coalesce(1 / (min(rank) FILTER (
         WHERE rf__relevant(rel, rf__threshold('rf_reciprocal_rank', threshold))

@@ -5,6 +5,11 @@
 --   P_j = C(t - j, r - 1) / C(t, r), P_1 = r / t, P_j = P_(j-1) (t - r - j + 2) / (t - j + 1),
 --   and the value is sum over j <= min(t - r + 1, k - f + 1) of P_j / (f + j - 1).
 --   No relevant row within k -> 0.
+--   Example (docs/semantics.md#worked-examples: ranks 2 and 3 tied, one of them relevant):
+--     SELECT round(rf_reciprocal_rank_ties(rel, tie_first, tie_size, NULL), 4) FROM (VALUES
+--         (NULL, 1, 1), (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL))
+--         t(rel, tie_first, tie_size);
+--     => 0.4167
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank_ties(rel, tie_first, tie_size, k,
                                                      threshold := 1) AS
     CASE WHEN rf__ok_k('rf_reciprocal_rank_ties', k)

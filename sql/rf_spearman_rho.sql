@@ -3,6 +3,9 @@
 --   mean of their positions; the mean rank is (n + 1)/2). Rows where x or y is NULL or
 --   NaN are dropped. Fewer than two rows or a constant column -> 0 (scipy gives NaN).
 --   O(n^2) per group (ranks by counting).
+--   Example (docs/semantics.md#worked-examples):
+--     SELECT round(rf_spearman_rho(x, y), 4) FROM (VALUES (1, 1), (2, 3), (3, 2), (4, 4)) t(x, y);
+--     => 0.8
 CREATE OR REPLACE TEMP MACRO rf_spearman_rho(x, y) AS
     list_transform([rf__pairs(x, y)], lambda l:
         list_transform([list_transform(l, lambda a: {
