@@ -17,7 +17,8 @@ from rankframe.metrics.registry import METRICS
 from tests.faces import duckdb_face, polars_face, reference_face
 from tests.strategies import judged_tables
 
-# SEMANTICS §5 binary list: relevant at ranks 1, 3, 5 (plus an unjudged row at 6).
+# docs/semantics.md#worked-examples, binary list: relevant at ranks 1, 3, 5 (plus an
+# unjudged row at 6).
 BINARY = pl.DataFrame({"qid": ["q"] * 6, "rank": [1, 2, 3, 4, 5, 6],
                        "rel": [1.0, 0.0, 1.0, 0.0, 1.0, None]})
 # Graded list 3, 2, 3, 0, 1 and a grade-4 document nobody retrieved.

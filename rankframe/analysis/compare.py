@@ -161,7 +161,8 @@ def compare(
 
     Notes
     -----
-    The mean is the arithmetic mean of per-query values (SEMANTICS.md §3). For count
+    The mean is the arithmetic mean of per-query values
+    (docs/semantics.md#aggregation-across-queries). For count
     measures (``num_*``) the usual summary is a sum, which is ``n`` times this mean and
     tests the same way; for a geometric-mean measure such as ``gm_map`` pass
     ``log(max(AP, 1e-5))`` per query and compare that.
