@@ -1,4 +1,5 @@
 -- rf_average_precision(rel, rank, k, threshold := 1, divisor := 'relevant') -> DOUBLE
+--   Contract: docs/semantics.md#average_precision.
 --   (sum over relevant ranks r_j <= k of j / r_j) / D, where r_j is the rank of the j-th
 --   relevant retrieved row and D is
 --     'relevant': R, all relevant rows of the query (trec_eval map / map_cut_k, ranx);

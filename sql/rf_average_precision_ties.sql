@@ -1,4 +1,5 @@
 -- rf_average_precision_ties(rel, tie_first, tie_size, k, threshold := 1,
+--   Contract: docs/semantics.md#average_precision_ties.
 --                           divisor := 'relevant') -> DOUBLE
 --   Expected average precision at k over every ordering of tied rows (McSherry & Najork
 --   2008). A relevant row of a group (first position f, size t, r relevant, h relevant

@@ -1,4 +1,5 @@
 -- rf_bpref(rel, rank, threshold := 1) -> DOUBLE
+--   Contract: docs/semantics.md#bpref.
 --   Binary preference (Buckley & Voorhees 2004; trec_eval bpref):
 --     (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R)),
 --   nr = judged non-relevant rows (0 <= rel < threshold) ranked above r, N = judged

@@ -1,4 +1,5 @@
 -- rf_cg(rel, rank, k, gain := 'linear') -> DOUBLE
+--   Contract: docs/semantics.md#cg.
 --   Cumulative gain: sum of g(rel) over rows with rank <= k.
 --   gain 'linear': g = rel; 'exponential': g = 2^rel - 1; NULL or rel <= 0 gives 0.
 --   Example (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):

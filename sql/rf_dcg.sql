@@ -1,4 +1,5 @@
 -- rf_dcg(rel, rank, k, gain := 'linear') -> DOUBLE
+--   Contract: docs/semantics.md#dcg.
 --   Discounted cumulative gain: sum over rank i <= k of g(rel_i) / log2(i + 1).
 --   gain 'linear' (trec_eval ndcg) or 'exponential' (2^rel - 1).
 --   Example (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):

@@ -1,4 +1,5 @@
 -- rf_dcg_ties(rel, tie_first, tie_size, k, gain := 'linear') -> DOUBLE
+--   Contract: docs/semantics.md#dcg_ties.
 --   Expected DCG at k over every ordering of tied rows (McSherry & Najork 2008): each
 --   retrieved row contributes g(rel) / tie_size * sum over its group's positions
 --   i <= k of 1 / log2(i + 1). gain 'linear' or 'exponential' as in rf_dcg.

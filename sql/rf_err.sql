@@ -1,4 +1,5 @@
 -- rf_err(rel, rank, k, max_grade := 4) -> DOUBLE
+--   Contract: docs/semantics.md#err.
 --   Expected reciprocal rank (Chapelle et al. 2009) over retrieved rows with rank <= k:
 --     sum over i of (1 / i) * R_i * prod over j < i of (1 - R_j),  R = (2^g - 1) / 2^max_grade,
 --   g = rel clipped to [0, max_grade]; NULL and negative grades give R = 0. max_grade 4 is

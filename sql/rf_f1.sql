@@ -1,4 +1,5 @@
 -- rf_f1(rel, rank, k, threshold := 1, beta := 1, recall_weight := NULL) -> DOUBLE
+--   Contract: docs/semantics.md#f1.
 --   F-measure at k of rf_precision (P) and rf_recall (R): (1 + w) P R / (w P + R), recall
 --   weighted w = beta^2 times, or w = recall_weight exactly when that is given (it overrides
 --   beta); 0 when the denominator is 0. beta = 1 is F1.

@@ -1,4 +1,5 @@
 -- rf_hit_rate(rel, rank, k, threshold := 1) -> DOUBLE
+--   Contract: docs/semantics.md#hit_rate.
 --   1.0 if any relevant row has rank <= k, else 0.0. trec_eval: success_k.
 --   Example (unjudged rows, rel NULL, at ranks 1 and 2; the first relevant row at rank 3):
 --     SELECT rf_hit_rate(rel, rank, 2), rf_hit_rate(rel, rank, 3)

@@ -1,4 +1,5 @@
 -- rf_idcg(rel, rank, k, gain := 'linear', ideal := 'all') -> DOUBLE
+--   Contract: docs/semantics.md#idcg.
 --   Ideal DCG at k: DCG of the query's positive gains sorted descending, built from
 --   every row of the query (ideal 'all', trec_eval) or from retrieved rows only
 --   (ideal 'retrieved').

@@ -1,4 +1,5 @@
 -- rf_iprec_at_recall(rel, rank, recall, threshold := 1, rounding := 'nearest') -> DOUBLE
+--   Contract: docs/semantics.md#iprec_at_recall.
 --   Interpolated precision at a recall level in [0, 1] (trec_eval iprec_at_recall_x):
 --   the highest precision j / r_j over relevant ranks j >= c, where c relevant rows make
 --   up the recall level: c = floor(recall * R + 0.5) ('nearest', trec_eval 10) or

@@ -1,4 +1,5 @@
 -- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score DOUBLE)
+--   Contract: docs/semantics.md#from-a-run-and-qrels-to-the-judged-table.
 --   The judged long table (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
 --   from two tables named by string:
 --   run(qid, docid, score) and qrels(qid, docid, rel); other columns are ignored.

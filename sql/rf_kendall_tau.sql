@@ -1,4 +1,5 @@
 -- rf_kendall_tau(x, y) -> DOUBLE
+--   Contract: docs/semantics.md#kendall_tau.
 --   Kendall's tau-b between two numeric columns of a group's rows:
 --     (C - D) / sqrt((n0 - n1) * (n0 - n2)),
 --   C / D = concordant / discordant pairs, n0 = n(n - 1)/2, n1 / n2 = pairs tied in x / y.

@@ -1,4 +1,5 @@
 -- rf_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') -> DOUBLE
+--   Contract: docs/semantics.md#ndcg.
 --   Normalised DCG at k: rf_dcg / rf_idcg, 0 when the ideal DCG is 0.
 --   trec_eval: ndcg (k NULL), ndcg_cut_k.
 --   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1; then an unretrieved 3):

@@ -1,4 +1,5 @@
 -- rf_ndcg_ties(rel, tie_first, tie_size, k, gain := 'linear', ideal := 'all') -> DOUBLE
+--   Contract: docs/semantics.md#ndcg_ties.
 --   Expected nDCG at k over every ordering of tied rows: rf_dcg_ties / ideal DCG (the
 --   ideal does not depend on ties; ideal 'retrieved' keeps rows with a tie group).
 --   Ideal DCG = 0 -> 0.

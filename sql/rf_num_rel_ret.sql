@@ -1,4 +1,5 @@
 -- rf_num_rel_ret(rel, rank, k, threshold := 1) -> BIGINT
+--   Contract: docs/semantics.md#num_rel_ret.
 --   Relevant rows with a rank, only those with rank <= k when k is given.
 --   trec_eval: num_rel_ret.
 --   Example (docs/semantics.md#worked-examples):

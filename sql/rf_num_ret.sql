@@ -1,4 +1,5 @@
 -- rf_num_ret(rel, rank, k) -> BIGINT
+--   Contract: docs/semantics.md#num_ret.
 --   Rows with a rank (retrieved), only those with rank <= k when k is given.
 --   rel is not read (uniform signature). trec_eval: num_ret.
 --   Example (docs/semantics.md#worked-examples: two rows judged but not retrieved, rank NULL):

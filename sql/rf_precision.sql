@@ -1,4 +1,5 @@
 -- rf_precision(rel, rank, k, threshold := 1, divisor := 'k') -> DOUBLE
+--   Contract: docs/semantics.md#precision.
 --   Precision at k: relevant rows (rel >= threshold) with rank <= k, divided by k.
 --   divisor := 'min' divides by min(k, n) instead (n = rows with a rank).
 --   k NULL: set precision, relevant retrieved / n. Nothing retrieved -> 0.

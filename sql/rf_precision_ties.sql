@@ -1,4 +1,5 @@
 -- rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1, divisor := 'k') -> DOUBLE
+--   Contract: docs/semantics.md#precision_ties.
 --   Expected precision at k over every ordering of tied rows (McSherry & Najork 2008).
 --   A tie group occupies positions tie_first .. tie_first + tie_size - 1 (NULL = not
 --   retrieved); each of its rows is in the top k with chance c(k) / tie_size, c(k) its

@@ -1,4 +1,5 @@
 -- rf_rbo(rank_a, rank_b, p := 0.9, depth := NULL, extrapolated := true) -> DOUBLE
+--   Contract: docs/semantics.md#rbo.
 --   Rank-biased overlap (Webber, Moffat & Zobel 2010) of rankings A and B, one row per
 --   document of either: rank_a / rank_b its rank in A / B, NULL where absent. depth keeps
 --   ranks <= depth. A list's length is its deepest rank (a gap holds a document in

@@ -1,4 +1,5 @@
 -- rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false, max_grade := NULL) -> DOUBLE
+--   Contract: docs/semantics.md#rbp.
 --   Rank-biased precision (Moffat & Zobel 2008):
 --     (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1).
 --   Binary (graded false): g = 1 if rel >= threshold else 0.

@@ -1,4 +1,5 @@
 -- rf_rbp_residual(rel, rank, p := 0.8) -> DOUBLE
+--   Contract: docs/semantics.md#rbp_residual.
 --   The RBP residual: (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d, d the
 --   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
 --   missing (a rank gap). Computed as 1 - (1 - p) * sum over judged retrieved rows of

@@ -1,4 +1,5 @@
 -- rf_read_qrels(path) -> TABLE (qid VARCHAR, docid VARCHAR, rel BIGINT)
+--   Contract: docs/semantics.md#input-checks.
 --   Reads a TREC qrels file (qid iter docid rel): one row per line, file order; iter is
 --   dropped. Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings,
 --   blank lines and lines whose first field starts with '#' (skipped), gzip when the file

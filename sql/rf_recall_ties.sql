@@ -1,4 +1,5 @@
 -- rf_recall_ties(rel, tie_first, tie_size, k, threshold := 1) -> DOUBLE
+--   Contract: docs/semantics.md#recall_ties.
 --   Expected recall at k over every ordering of tied rows (McSherry & Najork 2008):
 --   expected relevant rows in the top k (see rf_precision_ties) divided by R, the
 --   relevant rows of the query retrieved or not. R = 0 -> 0.

@@ -1,4 +1,5 @@
 -- rf_reciprocal_rank(rel, rank, k, threshold := 1) -> DOUBLE
+--   Contract: docs/semantics.md#reciprocal_rank.
 --   1 / (rank of the first relevant row) if that rank is <= k, else 0.
 --   trec_eval: recip_rank (k NULL).
 --   Example (docs/semantics.md#worked-examples: the first relevant row is at rank 3):

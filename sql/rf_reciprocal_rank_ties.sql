@@ -1,4 +1,5 @@
 -- rf_reciprocal_rank_ties(rel, tie_first, tie_size, k, threshold := 1) -> DOUBLE
+--   Contract: docs/semantics.md#reciprocal_rank_ties.
 --   Expected reciprocal rank at k over every ordering of tied rows (McSherry & Najork
 --   2008). Only the first group with a relevant row matters (first position f, size t,
 --   r relevant): the first relevant row is at offset j with chance

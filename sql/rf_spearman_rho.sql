@@ -1,4 +1,5 @@
 -- rf_spearman_rho(x, y) -> DOUBLE
+--   Contract: docs/semantics.md#spearman_rho.
 --   Spearman's rho: Pearson correlation of the average ranks of x and y (ties share the
 --   mean of their positions; the mean rank is (n + 1)/2). Rows where x or y is NULL or
 --   NaN are dropped. Fewer than two rows or a constant column -> 0 (scipy gives NaN).

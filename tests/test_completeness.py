@@ -107,3 +107,28 @@ def test_registration_names_the_face() -> None:
         if faces.unavailable(name) is None:
             assert faces.get(name).name == name
             assert faces.get(name).role == faces.REGISTERED[name].role
+
+
+def contract_citations(name: str) -> dict[str, str | None]:
+    """Where each face documents ``name``: its docstring or its .sql header."""
+    header = "\n".join(line for line in (SQL_DIR / f"rf_{name}.sql").read_text(
+        encoding="utf-8").splitlines() if line.startswith("--"))
+    cited = {"polars": builder(METRICS[name]).__doc__, "oracle": getattr(oracle, name).__doc__,
+             "sql": header}
+    if faces.unavailable("spark") is None and faces.get("spark").unsupported.get(name) is None:
+        import rankframe.spark as rfs
+
+        cited["spark"] = getattr(rfs, name).__doc__
+    return cited
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_every_face_cites_the_contract(name: str) -> None:
+    """Each face's implementation points at the metric's section of docs/semantics.md, and
+    that section exists."""
+    anchor = f"docs/semantics.md#{name}"
+    headings = (SQL_DIR.parent / "docs" / "semantics.md").read_text(encoding="utf-8")
+    assert f"\n### {name}\n" in headings, f"docs/semantics.md has no section {name}"
+    missing = [face for face, text in contract_citations(name).items()
+               if anchor not in (text or "")]
+    assert not missing, f"{missing} do not cite {anchor}"

@@ -53,18 +53,22 @@ def _gain(rel: float | None, gain: str) -> float:
 
 
 def num_ret(rows: Rows, k: int | None = None) -> int:
+    """Contract: docs/semantics.md#num_ret."""
     return sum(1 for _, rank in rows if _in_top(rank, k))
 
 
 def num_rel(rows: Rows, threshold: float = 1) -> int:
+    """Contract: docs/semantics.md#num_rel."""
     return _count_relevant(rows, threshold)
 
 
 def num_rel_ret(rows: Rows, k: int | None = None, threshold: float = 1) -> int:
+    """Contract: docs/semantics.md#num_rel_ret."""
     return _hits(rows, k, threshold)
 
 
 def precision(rows: Rows, k: int | None = None, threshold: float = 1, divisor: str = "k") -> float:
+    """Contract: docs/semantics.md#precision."""
     n = num_ret(rows)
     if n == 0:
         return 0.0
@@ -75,12 +79,14 @@ def precision(rows: Rows, k: int | None = None, threshold: float = 1, divisor: s
 
 
 def recall(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#recall."""
     big_r = _count_relevant(rows, threshold)
     return _hits(rows, k, threshold) / big_r if big_r else 0.0
 
 
 def f1(rows: Rows, k: int | None = None, threshold: float = 1, beta: float = 1.0,
        recall_weight: float | None = None) -> float:
+    """Contract: docs/semantics.md#f1."""
     w = beta * beta if recall_weight is None else recall_weight
     p = precision(rows, k, threshold)
     r = recall(rows, k, threshold)
@@ -89,10 +95,12 @@ def f1(rows: Rows, k: int | None = None, threshold: float = 1, beta: float = 1.0
 
 
 def hit_rate(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#hit_rate."""
     return 1.0 if _hits(rows, k, threshold) > 0 else 0.0
 
 
 def reciprocal_rank(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#reciprocal_rank."""
     for rel, rank in _retrieved(rows):
         if _in_top(rank, k) and _is_relevant(rel, threshold):
             assert rank is not None
@@ -103,6 +111,7 @@ def reciprocal_rank(rows: Rows, k: int | None = None, threshold: float = 1) -> f
 def average_precision(
     rows: Rows, k: int | None = None, threshold: float = 1, divisor: str = "relevant"
 ) -> float:
+    """Contract: docs/semantics.md#average_precision."""
     total = 0.0
     found = 0
     for rel, rank in _retrieved(rows):
@@ -128,11 +137,13 @@ def average_precision(
 
 
 def r_precision(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#r_precision."""
     big_r = _count_relevant(rows, threshold)
     return _hits(rows, big_r, threshold) / big_r if big_r else 0.0
 
 
 def bpref(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#bpref."""
     big_r = _count_relevant(rows, threshold)
     if big_r == 0:
         return 0.0
@@ -154,6 +165,7 @@ def bpref(rows: Rows, threshold: float = 1) -> float:
 def iprec_at_recall(
     rows: Rows, recall: float = 0.0, threshold: float = 1, rounding: str = "nearest"
 ) -> float:
+    """Contract: docs/semantics.md#iprec_at_recall."""
     big_r = _count_relevant(rows, threshold)
     needed = math.floor(recall * big_r + (0.5 if rounding == "nearest" else 0.9))
     precisions: list[float] = []
@@ -168,10 +180,12 @@ def iprec_at_recall(
 
 
 def cg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
+    """Contract: docs/semantics.md#cg."""
     return sum(_gain(rel, gain) for rel, rank in rows if _in_top(rank, k))
 
 
 def dcg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
+    """Contract: docs/semantics.md#dcg."""
     return sum(
         _gain(rel, gain) / math.log2(rank + 1)
         for rel, rank in rows
@@ -180,6 +194,7 @@ def dcg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
 
 
 def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all") -> float:
+    """Contract: docs/semantics.md#idcg."""
     pool = rows if ideal == "all" else [r for r in rows if r[1] is not None]
     gains = sorted((_gain(rel, gain) for rel, _ in pool), reverse=True)
     gains = [g for g in gains if g > 0]
@@ -189,6 +204,7 @@ def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
 
 
 def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all") -> float:
+    """Contract: docs/semantics.md#ndcg."""
     ideal_value = idcg(rows, k, gain, ideal)
     return dcg(rows, k, gain) / ideal_value if ideal_value > 0 else 0.0
 
@@ -203,6 +219,7 @@ def rbp(
     graded: bool = False,
     max_grade: float | None = None,
 ) -> float:
+    """Contract: docs/semantics.md#rbp."""
     if graded:
         top = max_grade
         if top is None:
@@ -221,6 +238,7 @@ def rbp(
 
 
 def rbp_residual(rows: Rows, p: float = 0.8) -> float:
+    """Contract: docs/semantics.md#rbp_residual."""
     judged_ranks = {rank for rel, rank in rows if rank is not None and rel is not None and rel >= 0}
     deepest = max((rank for _, rank in rows if rank is not None), default=0)
     unknown = sum(p ** (i - 1) for i in range(1, deepest + 1) if i not in judged_ranks)
@@ -228,6 +246,7 @@ def rbp_residual(rows: Rows, p: float = 0.8) -> float:
 
 
 def err(rows: Rows, k: int | None = None, max_grade: float = 4) -> float:
+    """Contract: docs/semantics.md#err."""
     total = 0.0
     not_stopped = 1.0
     for rel, rank in _retrieved(rows):
@@ -242,6 +261,7 @@ def err(rows: Rows, k: int | None = None, max_grade: float = 4) -> float:
 
 
 def judged(rows: Rows, k: int | None = None) -> float:
+    """Contract: docs/semantics.md#judged."""
     n = num_ret(rows)
     top = sum(1 for rel, rank in rows if _in_top(rank, k) and rel is not None and rel >= 0)
     denominator = n if k is None else min(k, n)
@@ -288,6 +308,7 @@ def _pair_kinds(rows: Sequence[Pair]) -> tuple[int, int, int, int, int, int]:
 
 
 def kendall_tau(rows: Sequence[Pair]) -> float:
+    """Contract: docs/semantics.md#kendall_tau."""
     conc, disc, tie_x, tie_y, tie_xy, n0 = _pair_kinds(rows)
     n1, n2 = tie_x + tie_xy, tie_y + tie_xy
     if n0 - n1 <= 0 or n0 - n2 <= 0:
@@ -296,6 +317,7 @@ def kendall_tau(rows: Sequence[Pair]) -> float:
 
 
 def kendall_distance(rows: Sequence[Pair], penalty: float = 0.0) -> float:
+    """Contract: docs/semantics.md#kendall_distance."""
     _, disc, tie_x, tie_y, _, n0 = _pair_kinds(rows)
     return (disc + penalty * (tie_x + tie_y)) / n0 if n0 else 0.0
 
@@ -315,6 +337,7 @@ def _average_ranks(values: list[float]) -> list[float]:
 
 
 def spearman_rho(rows: Sequence[Pair]) -> float:
+    """Contract: docs/semantics.md#spearman_rho."""
     kept = _kept(rows)
     a = _average_ranks([x for x, _ in kept])
     b = _average_ranks([y for _, y in kept])
@@ -331,7 +354,10 @@ def rbo(
     rows: Sequence[Pair], p: float = 0.9, depth: int | None = None, extrapolated: bool = True
 ) -> float:
     """Sum over depths d of (1 - p) p^(d-1) A_d, with the agreement A_d continued past the
-    observed lists as the paper's min / ext forms prescribe, until the weights vanish."""
+    observed lists as the paper's min / ext forms prescribe, until the weights vanish.
+
+    Contract: docs/semantics.md#rbo.
+    """
     cut = depth if depth is not None else math.inf
     a_ranks = {doc: int(r) for doc, (r, _) in enumerate(rows) if r is not None and r <= cut}
     b_ranks = {doc: int(r) for doc, (_, r) in enumerate(rows) if r is not None and r <= cut}
@@ -405,26 +431,31 @@ def _expected(metric: Callable[[Rows], float], rows: Sequence[TiedRow]) -> float
 def precision_ties(
     rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1, divisor: str = "k"
 ) -> float:
+    """Contract: docs/semantics.md#precision_ties."""
     return _expected(lambda r: precision(r, k, threshold, divisor), rows)
 
 
 def recall_ties(rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#recall_ties."""
     return _expected(lambda r: recall(r, k, threshold), rows)
 
 
 def dcg_ties(rows: Sequence[TiedRow], k: int | None = None, gain: str = "linear") -> float:
+    """Contract: docs/semantics.md#dcg_ties."""
     return _expected(lambda r: dcg(r, k, gain), rows)
 
 
 def ndcg_ties(
     rows: Sequence[TiedRow], k: int | None = None, gain: str = "linear", ideal: str = "all"
 ) -> float:
+    """Contract: docs/semantics.md#ndcg_ties."""
     return _expected(lambda r: ndcg(r, k, gain, ideal), rows)
 
 
 def reciprocal_rank_ties(
     rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1
 ) -> float:
+    """Contract: docs/semantics.md#reciprocal_rank_ties."""
     return _expected(lambda r: reciprocal_rank(r, k, threshold), rows)
 
 
@@ -432,6 +463,7 @@ def average_precision_ties(
     rows: Sequence[TiedRow], k: int | None = None, threshold: float = 1,
     divisor: str = "relevant",
 ) -> float:
+    """Contract: docs/semantics.md#average_precision_ties."""
     return _expected(lambda r: average_precision(r, k, threshold, divisor), rows)
 
 

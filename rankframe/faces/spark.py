@@ -219,6 +219,8 @@ def precision(
 ) -> Column:
     """Precision at k: relevant rows in the top k divided by k.
 
+    Contract: docs/semantics.md#precision.
+
     ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)`` where n is the
     number of retrieved rows. ``k=None`` gives set precision ``hits / n``. A query with
     nothing retrieved scores 0.
@@ -256,6 +258,8 @@ def recall(
 ) -> Column:
     """Recall at k: relevant rows in the top k divided by all relevant rows R.
 
+    Contract: docs/semantics.md#recall.
+
     ``recall@k = hits@k / R``, 0 when R = 0. Judged-but-unretrieved rows count in R.
 
     Returns
@@ -280,6 +284,8 @@ def f1(
     w = beta^2, or w = ``recall_weight`` when given (trec_eval's set_F.x); 0 when the
     denominator is 0 (beta = 1: F1 = 2PR / (P + R)).
 
+    Contract: docs/semantics.md#f1.
+
     Returns
     -------
     Column
@@ -301,6 +307,8 @@ def hit_rate(
 ) -> Column:
     """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row has rank <= k, else 0.0.
 
+    Contract: docs/semantics.md#hit_rate.
+
     Returns
     -------
     Column
@@ -318,6 +326,8 @@ def num_ret(
     rank: IntoColumn = "rank",
 ) -> Column:
     """Number of retrieved rows (rank not NULL), limited to rank <= k when k is given.
+
+    Contract: docs/semantics.md#num_ret.
 
     ``rel`` is accepted for a uniform signature and not read.
 
@@ -338,6 +348,8 @@ def num_rel(
 ) -> Column:
     """Number of relevant rows R (``rel >= threshold``), retrieved or not.
 
+    Contract: docs/semantics.md#num_rel.
+
     ``rank`` is accepted for a uniform signature and not read.
 
     Returns
@@ -357,6 +369,8 @@ def num_rel_ret(
     threshold: float = 1,
 ) -> Column:
     """Number of relevant retrieved rows, limited to rank <= k when k is given.
+
+    Contract: docs/semantics.md#num_rel_ret.
 
     Returns
     -------
@@ -381,6 +395,8 @@ def reciprocal_rank(
 ) -> Column:
     """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
 
+    Contract: docs/semantics.md#reciprocal_rank.
+
     Computed with the native ``min`` aggregate over the relevant ranks within k.
 
     Returns
@@ -404,6 +420,8 @@ def average_precision(
     divisor: APDivisor = "relevant",
 ) -> Column:
     """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
+
+    Contract: docs/semantics.md#average_precision.
 
     ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` where r_j is the rank of the
     j-th relevant retrieved row, and D = R (``"relevant"``, trec_eval), ``min(R, k)``
@@ -437,6 +455,8 @@ def r_precision(
 ) -> Column:
     """R-precision (trec_eval ``Rprec``): relevant rows with rank <= R, divided by R; 0 if R = 0.
 
+    Contract: docs/semantics.md#r_precision.
+
     Returns
     -------
     Column
@@ -457,6 +477,8 @@ def bpref(
     threshold: float = 1,
 ) -> Column:
     """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
+
+    Contract: docs/semantics.md#bpref.
 
     ``bpref = (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R))``
     where nr = judged non-relevant rows (0 <= rel < threshold) ranked above r and N =
@@ -503,6 +525,8 @@ def iprec_at_recall(
 ) -> Column:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
 
+    Contract: docs/semantics.md#iprec_at_recall.
+
     The highest precision ``j / r_j`` over relevant ranks j >= c (and j >= 1), where c
     relevant rows make up that recall level; 0 when fewer than c relevant rows are
     retrieved (or none). ``rounding="nearest"``: ``c = floor(recall * R + 0.5)`` (trec_eval
@@ -541,6 +565,8 @@ def cg(
 ) -> Column:
     """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
 
+    Contract: docs/semantics.md#cg.
+
     ``g(rel) = rel`` (``"linear"``) or ``2^rel - 1`` (``"exponential"``); NULL and
     grades <= 0 give 0.
 
@@ -564,6 +590,8 @@ def dcg(
 ) -> Column:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
+    Contract: docs/semantics.md#dcg.
+
     Returns
     -------
     Column
@@ -583,6 +611,8 @@ def idcg(
 ) -> Column:
     """Ideal DCG at k: ``sum over i <= k of g*_i / log2(i + 1)``, g* the positive gains sorted
     descending.
+
+    Contract: docs/semantics.md#idcg.
 
     The ideal ranking is built from every row of the query, retrieved or not
     (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
@@ -605,6 +635,8 @@ def ndcg(
     ideal: Ideal = "all",
 ) -> Column:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
+
+    Contract: docs/semantics.md#ndcg.
 
     Returns
     -------
@@ -636,6 +668,8 @@ def rbp(
     max_grade: float | None = None,
 ) -> Column:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
+
+    Contract: docs/semantics.md#rbp.
 
     ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
 
@@ -674,6 +708,8 @@ def rbp_residual(
 ) -> Column:
     """The RBP residual: how much RBP could still grow if every unknown position were relevant.
 
+    Contract: docs/semantics.md#rbp_residual.
+
     ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d`` with d
     the deepest rank; a position is unknown when its row is unjudged (rel NULL or
     negative) or missing (a rank gap). Computed as the equal
@@ -700,6 +736,8 @@ def err(
     max_grade: float = 4,
 ) -> Column:
     """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
+
+    Contract: docs/semantics.md#err.
 
     ``ERR@k = sum over retrieved i <= k of (1 / i) * R_i * prod over retrieved j < i of
     (1 - R_j)``, ``R = (2^g - 1) / 2^max_grade`` with g clipped to [0, max_grade]; NULL
@@ -740,6 +778,8 @@ def judged(
     rank: IntoColumn = "rank",
 ) -> Column:
     """Judged fraction at k: judged rows (rel >= 0) in the top k divided by ``min(k, n)``.
+
+    Contract: docs/semantics.md#judged.
 
     ``k=None`` divides by n; nothing retrieved gives 0.
 

@@ -66,6 +66,8 @@ def _pair_counts(x: pl.Expr, y: pl.Expr) -> dict[str, pl.Expr]:
 def kendall_tau(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     """Kendall's tau-b between two columns, with ties (Kendall 1945).
 
+    Contract: docs/semantics.md#kendall_tau.
+
     ``tau_b = (C - D) / sqrt((n0 - n1) * (n0 - n2))`` where C and D are the concordant and
     discordant pairs, n0 = n(n - 1)/2 and n1, n2 the pairs tied in x and in y. Pairs tied
     in either column are neither concordant nor discordant. Without ties this is tau-a.
@@ -89,6 +91,8 @@ def kendall_tau(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
 @validated(METRICS["kendall_distance"])
 def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0.0) -> pl.Expr:
     """Normalised Kendall distance: the share of row pairs the two columns order oppositely.
+
+    Contract: docs/semantics.md#kendall_distance.
 
     ``K = (D + penalty * T) / (n(n - 1)/2)`` where D counts discordant pairs and T the pairs
     tied in exactly one of the columns (Fagin, Kumar, Mahdian, Sivakumar & Vee 2004,
@@ -115,6 +119,8 @@ def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0
 @validated(METRICS["spearman_rho"])
 def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     """Spearman's rho: the Pearson correlation of the two columns' average ranks.
+
+    Contract: docs/semantics.md#spearman_rho.
 
     ``rho = sum (a_i - m)(b_i - m) / sqrt(sum (a_i - m)^2 * sum (b_i - m)^2)`` where a, b
     are the average ranks (ties share the mean of their positions) and m = (n + 1)/2.
@@ -147,6 +153,8 @@ def rbo(
     extrapolated: bool = True,
 ) -> pl.Expr:
     """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010).
+
+    Contract: docs/semantics.md#rbo.
 
     One row per document of either ranking: ``rank_a`` is its rank in ranking A (NULL if
     absent), ``rank_b`` in B. ``depth`` keeps only ranks <= depth of both. A list's length

@@ -52,6 +52,8 @@ def precision(
 ) -> pl.Expr:
     """Precision at k: relevant rows in the top k divided by k.
 
+    Contract: docs/semantics.md#precision.
+
     ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)``.
     ``k=None`` gives set precision ``hits / n``. A query with nothing retrieved scores 0.
 
@@ -74,6 +76,8 @@ def recall(
     threshold: float = 1,
 ) -> pl.Expr:
     """Recall at k: relevant rows in the top k divided by all relevant rows R.
+
+    Contract: docs/semantics.md#recall.
 
     ``recall@k = hits@k / R``; 0 when R = 0. Judged-but-unretrieved rows count in R.
 
@@ -98,6 +102,8 @@ def f1(
     recall_weight: float | None = None,
 ) -> pl.Expr:
     """F-measure at k of precision@k (P) and recall@k (R); 0 when the denominator is 0.
+
+    Contract: docs/semantics.md#f1.
 
     ``F = (1 + w) P R / (w P + R)`` with recall weighted ``w = beta^2`` times; the default
     beta = 1 is F1 = 2PR/(P+R), trec_eval's ``set_F`` (with k None). ``recall_weight`` gives
@@ -127,6 +133,8 @@ def hit_rate(
 ) -> pl.Expr:
     """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row is in the top k, else 0.0.
 
+    Contract: docs/semantics.md#hit_rate.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -147,6 +155,8 @@ def num_ret(
 ) -> pl.Expr:
     """Number of retrieved rows (rank not NULL), limited to the top k when k is given.
 
+    Contract: docs/semantics.md#num_ret.
+
     ``rel`` is accepted for a uniform signature and not read.
     """
     return count(retrieved(col(rank), k)).alias(label("num_ret", k))
@@ -161,6 +171,8 @@ def num_rel(
 ) -> pl.Expr:
     """Number of relevant rows R (rel >= threshold), retrieved or not.
 
+    Contract: docs/semantics.md#num_rel.
+
     ``rank`` is accepted for a uniform signature and not read.
     """
     return count(relevant(col(rel), threshold)).alias("num_rel")
@@ -174,5 +186,8 @@ def num_rel_ret(
     rank: IntoExpr = "rank",
     threshold: float = 1,
 ) -> pl.Expr:
-    """Number of relevant retrieved rows, limited to the top k when k is given."""
+    """Number of relevant retrieved rows, limited to the top k when k is given.
+
+    Contract: docs/semantics.md#num_rel_ret.
+    """
     return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

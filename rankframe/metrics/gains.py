@@ -59,6 +59,8 @@ def cg(
 ) -> pl.Expr:
     """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
 
+    Contract: docs/semantics.md#cg.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -78,6 +80,8 @@ def dcg(
     gain: Gain = "linear",
 ) -> pl.Expr:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
+
+    Contract: docs/semantics.md#dcg.
 
     Examples
     --------
@@ -99,6 +103,8 @@ def idcg(
     ideal: Ideal = "all",
 ) -> pl.Expr:
     """Ideal DCG at k: the DCG@k of the query's positive gains sorted descending.
+
+    Contract: docs/semantics.md#idcg.
 
     The ideal ranking is built from every row of the query, retrieved or not
     (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
@@ -123,6 +129,8 @@ def ndcg(
     ideal: Ideal = "all",
 ) -> pl.Expr:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
+
+    Contract: docs/semantics.md#ndcg.
 
     Examples
     --------

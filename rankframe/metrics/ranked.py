@@ -39,6 +39,8 @@ def reciprocal_rank(
 ) -> pl.Expr:
     """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
 
+    Contract: docs/semantics.md#reciprocal_rank.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -62,6 +64,8 @@ def average_precision(
     divisor: APDivisor = "relevant",
 ) -> pl.Expr:
     """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
+
+    Contract: docs/semantics.md#average_precision.
 
     ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` with D = R (``"relevant"``,
     trec_eval, ranx), ``min(R, k)`` (``"min"``, the recommender MAP@k) or the number of
@@ -96,6 +100,8 @@ def r_precision(
 ) -> pl.Expr:
     """R-precision (trec_eval ``Rprec``): relevant rows in the top R divided by R; 0 if R = 0.
 
+    Contract: docs/semantics.md#r_precision.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -118,6 +124,8 @@ def bpref(
     threshold: float = 1,
 ) -> pl.Expr:
     """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
+
+    Contract: docs/semantics.md#bpref.
 
     ``bpref = (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R))``
     where nr = judged non-relevant rows (0 <= rel < threshold) ranked above r and N =
@@ -153,6 +161,8 @@ def iprec_at_recall(
     rounding: RecallRounding = "nearest",
 ) -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
+
+    Contract: docs/semantics.md#iprec_at_recall.
 
     The highest precision ``j / r_j`` at any relevant rank j >= c, where c relevant rows
     make up that recall level; 0 when fewer than c relevant rows are retrieved (or none).

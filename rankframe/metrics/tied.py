@@ -68,6 +68,8 @@ def precision_ties(
 ) -> pl.Expr:
     """Expected precision at k over the orderings of tied rows.
 
+    Contract: docs/semantics.md#precision_ties.
+
     ``E[P@k] = (sum over groups of r * c(k) / t) / k`` (``divisor="min"``: ``/ min(k, n)``;
     ``k=None``: relevant retrieved / n). Nothing retrieved gives 0.
 
@@ -94,6 +96,8 @@ def recall_ties(
     threshold: float = 1,
 ) -> pl.Expr:
     """Expected recall at k: ``(sum over groups of r * c(k) / t) / R``; R = 0 gives 0.
+
+    Contract: docs/semantics.md#recall_ties.
 
     Examples
     --------
@@ -127,6 +131,8 @@ def dcg_ties(
 ) -> pl.Expr:
     """Expected DCG at k: each row spreads its gain evenly over its group's positions.
 
+    Contract: docs/semantics.md#dcg_ties.
+
     ``E[DCG@k] = sum over retrieved rows of g(rel) / t * sum over positions
     i = f .. min(f + t - 1, k) of 1 / log2(i + 1)``.
 
@@ -152,6 +158,8 @@ def ndcg_ties(
     ideal: Ideal = "all",
 ) -> pl.Expr:
     """Expected nDCG at k: ``E[DCG@k] / IDCG@k``; the ideal does not depend on ties.
+
+    Contract: docs/semantics.md#ndcg_ties.
 
     ``ideal`` is as in :func:`rankframe.ndcg` (``"retrieved"`` keeps the rows with a
     tie group). IDCG = 0 gives 0.
@@ -179,6 +187,8 @@ def reciprocal_rank_ties(
     threshold: float = 1,
 ) -> pl.Expr:
     """Expected reciprocal rank at k.
+
+    Contract: docs/semantics.md#reciprocal_rank_ties.
 
     Only the first group holding a relevant row matters (position f, size t, r relevant).
     The first relevant row lands at offset j with probability
@@ -219,6 +229,8 @@ def average_precision_ties(
     divisor: TiedAPDivisor = "relevant",
 ) -> pl.Expr:
     """Expected average precision at k.
+
+    Contract: docs/semantics.md#average_precision_ties.
 
     A relevant row in a group (position f, size t, r relevant, h relevant rows in earlier
     groups) sits at each offset j = 1..t with chance 1/t; there, the expected number of

@@ -47,6 +47,8 @@ def rbp(
 ) -> pl.Expr:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
 
+    Contract: docs/semantics.md#rbp.
+
     ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
@@ -82,6 +84,8 @@ def rbp_residual(
 ) -> pl.Expr:
     """The RBP residual: how much RBP could still grow if every unknown position were relevant.
 
+    Contract: docs/semantics.md#rbp_residual.
+
     ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d``, where d
     is the deepest rank of the query and a position i <= d is unknown when it holds an
     unjudged row (rel NULL or negative) or no row at all (a rank gap); ``p^d`` is the
@@ -111,6 +115,8 @@ def err(
     max_grade: float = 4,
 ) -> pl.Expr:
     """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
+
+    Contract: docs/semantics.md#err.
 
     ``ERR@k = sum over retrieved i <= k of (1 / i) * R_i * prod over retrieved j < i of
     (1 - R_j)`` with the stopping probability ``R = (2^g - 1) / 2^max_grade`` and the
@@ -150,6 +156,8 @@ def judged(
     rank: IntoExpr = "rank",
 ) -> pl.Expr:
     """Judged fraction at k: judged rows in the top k divided by ``min(k, n)``.
+
+    Contract: docs/semantics.md#judged.
 
     A row is judged when rel >= 0: NULL (unjudged) and negative grades (pooled but
     unjudged, the trec_eval convention) are not. ``k=None`` divides by n. Nothing
