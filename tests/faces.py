@@ -21,8 +21,8 @@ COLUMNS = {"rel": "rel", "rank": "rank",
 #: budget: a Spark job costs about a second here whatever its size; an Ibis evaluation
 #: 20-100 ms, mostly building and compiling the expression (the SQL is the same for the
 #: SQL engines, so their shares together cover the formulas several times over).
-EXAMPLE_SHARE = {"spark": 0.04, "ibis-duckdb": 0.2, "ibis-sqlite": 0.12,
-                 "ibis-datafusion": 0.1, "ibis-postgres": 0.15, "ibis-polars": 0.3}
+EXAMPLE_SHARE = {"spark": 0.04, "ibis-duckdb": 0.3, "ibis-sqlite": 0.2,
+                 "ibis-datafusion": 0.15, "ibis-postgres": 0.25, "ibis-polars": 0.5}
 
 
 def examples(face: Face, budget: int) -> int:

@@ -14,6 +14,9 @@ expression over the aggregates. Several measures share one ``mutate`` chain and 
 one SQL statement on the SQL backends. The running product of ERR and of the tie-aware
 reciprocal rank is carried as a running sum of logarithms (every factor is > 0).
 
+Kendall's statistics count pairs of rows: the kept rows of each query are joined to
+themselves (each unordered pair once) and the pair counts joined back to the aggregates.
+
 What an engine cannot express is data: :attr:`IbisFace.unsupported` (metric -> reason).
 The Ibis Polars backend compiles no window function (Ibis 12), so the metrics that need
 one are unsupported there; its ``judge`` ranks with an equality self-join instead.
@@ -77,16 +80,14 @@ I64 = dt.int64
 
 _RBO = ("rbo: the sum over every depth 1..l of a ranking needs a generated series per "
         "query, which Ibis does not express on every backend")
-_KENDALL = ("Kendall's statistics count pairs of rows: a per-query self-join that the "
-            "Ibis face does not build yet")
 _NO_WINDOWS = "the Ibis Polars backend (Ibis 12) compiles no window function"
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
     "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
-    "average_precision_ties",
+    "average_precision_ties", "kendall_tau", "kendall_distance",
 })
-_COMMON_UNSUPPORTED = {"rbo": _RBO, "kendall_tau": _KENDALL, "kendall_distance": _KENDALL}
+_COMMON_UNSUPPORTED = {"rbo": _RBO}
 
 
 def unsupported_metrics(backend: str) -> dict[str, str]:
@@ -179,6 +180,7 @@ class _Plan:
         self.rows: list[tuple[int, str, Callable[[Table], Value]]] = []
         self.stages: dict[str, int] = {}
         self.aggregates: dict[str, Callable[[Table], Value]] = {}
+        self.pairs = False  # the Kendall pair counts are joined to the aggregates
         self._count = 0
 
     def _name(self, kind: str) -> str:
@@ -511,6 +513,76 @@ def spearman_rho(plan: _Plan) -> Final:
                                  _f(a[sab]) / (_f(a[saa]) * _f(a[sbb])).sqrt(), 0.0)
 
 
+_PAIR_COUNTS = ("__rf_conc", "__rf_disc", "__rf_tie_x", "__rf_tie_y", "__rf_tie_xy", "__rf_n0")
+_GROUP = "__rf_group"
+
+
+def _pair_counts(plan: _Plan, table: Table) -> Table:
+    """Per query (its number ``__rf_group``): the pairs of kept (x, y) rows that are
+    concordant, discordant, tied in x only, in y only, in both, and all of them (a self-join
+    of the query's kept rows, each unordered pair once)."""
+    x, y = _no_negative_zero(plan.col(table, "x")), _no_negative_zero(plan.col(table, "y"))
+    kept = x.notnull() & y.notnull()
+    if plan.backend != "sqlite":
+        kept = kept & ~x.isnan() & ~y.isnan()
+    rows = table.filter(kept.fill_null(False)).select(
+        table[_GROUP], x.name("__rf_x"), y.name("__rf_y"))
+    rows = rows.mutate(__rf_id=ibis.row_number().over(ibis.window(
+        group_by=rows[_GROUP], order_by=[rows["__rf_x"], rows["__rf_y"]])))
+    other = rows.select(rows[_GROUP].name("__rf_group2"), rows["__rf_x"].name("__rf_x2"),
+                        rows["__rf_y"].name("__rf_y2"), rows["__rf_id"].name("__rf_id2"))
+    pairs = rows.join(other, rows[_GROUP] == other["__rf_group2"])
+    pairs = pairs.filter(pairs["__rf_id"] < pairs["__rf_id2"])
+    x1, y1, x2, y2 = pairs["__rf_x"], pairs["__rf_y"], pairs["__rf_x2"], pairs["__rf_y2"]
+    return pairs.group_by(_GROUP).aggregate(
+        __rf_conc=_flag(((x1 < x2) & (y1 < y2)) | ((x1 > x2) & (y1 > y2))).sum(),
+        __rf_disc=_flag(((x1 < x2) & (y1 > y2)) | ((x1 > x2) & (y1 < y2))).sum(),
+        __rf_tie_x=_flag((x1 == x2) & (y1 != y2)).sum(),
+        __rf_tie_y=_flag((x1 != x2) & (y1 == y2)).sum(),
+        __rf_tie_xy=_flag((x1 == x2) & (y1 == y2)).sum(),
+        __rf_n0=_flag(x1.notnull()).sum())
+
+
+def _with_pair_counts(plan: _Plan, grouped: Table, source: Table) -> Table:
+    """``grouped`` with the pair counts of its queries (0 for a query without pairs),
+    joined on the query's number (the query keys may be NULL; the number is not)."""
+    counts = _pair_counts(plan, source).rename(__rf_group_c=_GROUP)
+    joined = grouped.left_join(counts, grouped[_GROUP] == counts["__rf_group_c"])
+    return joined.select(*[joined[c] for c in grouped.columns],
+                         **{c: joined[c].fill_null(0) for c in _PAIR_COUNTS})
+
+
+def _number_queries(plan: _Plan) -> None:
+    """Number the queries (dense rank of the keys, NULL keys included) for the pairs."""
+    if not plan.pairs:
+        plan.pairs = True
+        plan.stages[_GROUP] = 1
+        plan.rows.append((1, _GROUP, lambda t: ibis.dense_rank().over(
+            ibis.window(order_by=plan.partition(t)))))
+        plan.aggregates[_GROUP] = lambda t: t[_GROUP].max()
+
+
+def kendall_tau(plan: _Plan) -> Final:
+    _number_queries(plan)
+
+    def tau(a: Table) -> Value:
+        n0 = _f(a["__rf_n0"])
+        n1 = _f(a["__rf_tie_x"] + a["__rf_tie_xy"])
+        n2 = _f(a["__rf_tie_y"] + a["__rf_tie_xy"])
+        denominator = (n0 - n1) * (n0 - n2)
+        return ibis.ifelse((n0 - n1 > 0) & (n0 - n2 > 0),
+                           _f(a["__rf_conc"] - a["__rf_disc"])
+                           / ibis.greatest(denominator, 1.0).sqrt(), 0.0)
+
+    return tau
+
+
+def kendall_distance(plan: _Plan, penalty: float = 0.0) -> Final:
+    _number_queries(plan)
+    return lambda a: _ratio(_f(a["__rf_disc"]) + float(penalty)
+                            * _f(a["__rf_tie_x"] + a["__rf_tie_y"]), a["__rf_n0"])
+
+
 # --- tie-aware (columns rel, tie_first, tie_size) ----------------------------------------
 
 
@@ -672,6 +744,8 @@ def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str
     source = plan.table()
     grouped = source.group_by(list(keys)).aggregate(
         **{name: build(source) for name, build in plan.aggregates.items()})
+    if plan.pairs:
+        grouped = _with_pair_counts(plan, grouped, source)
     result = grouped.select(*keys, **{
         m.label: final(grouped).cast(I64 if m.metric.is_count else F64) for m, final in finals})
     return result.order_by([ibis.asc(k, nulls_first=True) for k in keys])
