@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 import rankframe.duckdb
 from rankframe import faces
 from rankframe.faces.base import Face
+from tests.postgres import postgres_server  # noqa: F401  (a fixture)
 
 REPO = Path(__file__).resolve().parent.parent
 SQL_DIR = REPO / "sql"
@@ -74,6 +75,8 @@ def _face(request: pytest.FixtureRequest, name: str) -> Face:
         pytest.skip(f"the {name} face cannot run here: {reason}")
     if name == "spark":
         request.getfixturevalue("spark_session")
+    if name == "ibis-postgres":
+        request.getfixturevalue("postgres_server")
     return faces.get(name)
 
 

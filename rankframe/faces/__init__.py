@@ -23,6 +23,7 @@ class Registration:
     module: str
     role: Role
     extra: str = ""  # the optional dependency group that provides it, if any
+    backend: str = ""  # a module serving several faces: the key of its FACES dict
 
 
 REGISTERED: dict[str, Registration] = {
@@ -30,6 +31,8 @@ REGISTERED: dict[str, Registration] = {
     "duckdb": Registration("rankframe.faces.duckdb", "engine"),
     "spark": Registration("rankframe.faces.spark", "cluster", extra="spark"),
     "oracle": Registration("rankframe.faces.oracle", "oracle"),
+    **{f"ibis-{b}": Registration("rankframe.faces.ibis", "cluster", extra="ibis", backend=b)
+       for b in ("duckdb", "polars", "sqlite", "datafusion", "postgres")},
 }
 
 #: The faces that evaluate a Polars frame in process: ``evaluate(..., engine=...)``.
@@ -47,7 +50,7 @@ def get(name: str) -> Face:
     except ImportError as exc:
         hint = f" (pip install 'rankframe[{registration.extra}]')" if registration.extra else ""
         raise RankframeError(f"the {name} face cannot load: {exc}{hint}") from exc
-    face: Face = module.FACE
+    face: Face = module.FACES[registration.backend] if registration.backend else module.FACE
     return face
 
 

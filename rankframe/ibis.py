@@ -1,0 +1,141 @@
+"""Public entry point of the Ibis faces (``import rankframe.ibis as rfi``): evaluate measure
+strings over an Ibis table where it lives (DuckDB, PostgreSQL, BigQuery, Snowflake, ...),
+judge a run against qrels there, or get the SQL to paste into a warehouse.
+
+    import ibis, rankframe.ibis as rfi
+    con = ibis.postgres.connect(...)
+    per_query = rfi.evaluate(con.table("judged"), ["ndcg@10", "mrr", "P@10"])  # an Ibis table
+    print(rfi.to_sql(["ndcg@10", "mrr", "P@10"], dialect="bigquery"))
+
+Everything is Ibis expressions (window functions and grouped aggregates, no Python UDF), so
+the work runs in the engine; nothing executes until the result is. The faces themselves are
+:mod:`rankframe.faces.ibis` (registered as ``ibis-duckdb``, ``ibis-postgres``, ...).
+Ibis is the optional extra ``rankframe[ibis]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rankframe.errors import MeasureError
+from rankframe.faces.base import JudgeOptions, Ties, require_support
+from rankframe.faces.ibis import (
+    BACKENDS,
+    FACES,
+    POSTGRES_URL_ENV,
+    IbisFace,
+    TemporaryPostgres,
+    backend_of,
+    evaluate_table,
+    temporary_postgres,
+    unsupported_metrics,
+)
+from rankframe.measures import Measure, parse_all
+
+__all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate", "judge",
+           "temporary_postgres", "to_sql", "unsupported_metrics"]
+
+#: The columns a metric may read beyond the query key, with the type ``to_sql`` assumes.
+_COLUMN_TYPES = {"rel": "float64", "rank": "int64", "tie_first": "int64", "tie_size": "int64",
+                 "x": "float64", "y": "float64", "rank_a": "int64", "rank_b": "int64"}
+
+
+def _measures(measures: str | Sequence[str], keys: Sequence[str], threshold: float,
+              backend: str | None) -> list[Measure]:
+    labels = [measures] if isinstance(measures, str) else list(measures)
+    parsed = parse_all(labels, threshold=threshold)
+    face = FACES.get(backend or "")
+    if isinstance(face, IbisFace):
+        require_support(face, parsed)
+    else:  # any other engine: what no Ibis face computes
+        for m in parsed:
+            reason = unsupported_metrics("duckdb").get(m.metric.name)
+            if reason is not None:
+                raise MeasureError(f"measure {m.label!r}: the Ibis faces have no "
+                                   f"{m.metric.name} ({reason})")
+    clash = set(labels) & set(keys)
+    if clash:
+        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
+    return parsed
+
+
+def _columns(rel: str, rank: str, extra: Mapping[str, str] | None) -> dict[str, str]:
+    return {c: c for c in _COLUMN_TYPES} | {"rel": rel, "rank": rank} | dict(extra or {})
+
+
+def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence[str] = "qid",
+             rel: str = "rel", rank: str = "rank", threshold: float = 1,
+             columns: Mapping[str, str] | None = None) -> Any:
+    """Per-query values of measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...) over a
+    judged Ibis table, as an unexecuted Ibis table: one row per query (sorted by the query
+    columns, NULL first), one column per measure named as written (float64; int64 for the
+    ``num_*`` counts). ``columns`` maps other metric columns (``tie_first``, ``x`` ...) to
+    the table's names. The table is trusted: check it first if it may be malformed
+    (docs/semantics.md, "Input checks").
+
+    Examples
+    --------
+    >>> import ibis, rankframe.ibis as rfi
+    >>> t = ibis.memtable({"qid": ["a", "a", "b"], "rank": [1, 2, 1], "rel": [0.0, 1.0, 1.0]})
+    >>> rfi.evaluate(t, ["P@1", "mrr"]).to_polars().rows()
+    [('a', 0.0, 0.5), ('b', 1.0, 1.0)]
+    """
+    keys = [query] if isinstance(query, str) else list(query)
+    found = backend_of(table)
+    backend = getattr(found, "name", None)
+    parsed = _measures(measures, keys, threshold, backend)
+    return evaluate_table(table, parsed, keys, _columns(rel, rank, columns), backend)
+
+
+def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
+          score: str = "score", rel: str = "rel", depth: int | None = None,
+          ties: Ties = "docid") -> Any:
+    """The judged long table of a run against qrels (Ibis tables of one backend), unexecuted:
+    rank by score descending, ties by the doc id's text descending byte by byte (trec_eval),
+    a full outer join on (query, doc), the top ``depth`` ranks, and ``tie_first`` /
+    ``tie_size`` with ``ties="average"``. The inputs are checked at once in their backend
+    (missing or mistyped columns, NULL or NaN values, a repeated (query, doc) pair:
+    :class:`~rankframe.errors.InputError` naming the query and document)."""
+    found = backend_of(run) or backend_of(qrels)
+    name = getattr(found, "name", "duckdb")
+    face = FACES.get(name, FACES["duckdb"])
+    assert isinstance(face, IbisFace)
+    options = JudgeOptions(query=query, doc=doc, score=score, rel=rel, depth=depth, ties=ties)
+    return face.judge(run, qrels, options)
+
+
+def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged",
+           query: str | Sequence[str] = "qid", rel: str = "rel", rank: str = "rank",
+           threshold: float = 1, schema: Mapping[str, str] | None = None,
+           columns: Mapping[str, str] | None = None) -> str:
+    """The SQL that computes ``measures`` per query over the judged table ``table``, in
+    ``dialect`` (any SQL dialect Ibis compiles to: ``"bigquery"``, ``"snowflake"``,
+    ``"trino"``, ``"clickhouse"``, ``"postgres"``, ``"duckdb"``, ``"sqlite"`` ...).
+
+    ``schema`` gives column types (Ibis type names) where the defaults do not fit: query
+    columns ``string``, ``rel`` ``float64``, ``rank`` ``int64``.
+
+    Examples
+    --------
+    >>> sql = to_sql(["ndcg@10", "mrr"], dialect="postgres")
+    >>> sql.startswith("WITH") or sql.startswith("SELECT")
+    True
+    """
+    import ibis
+
+    keys = [query] if isinstance(query, str) else list(query)
+    backend = dialect.lower()
+    parsed = _measures(measures, keys, threshold,
+                       backend if backend in BACKENDS and backend != "polars" else None)
+    names = _columns(rel, rank, columns)
+    types = {k: "string" for k in keys}
+    for m in parsed:
+        for c in m.metric.columns:
+            types[names[c]] = _COLUMN_TYPES[c]
+    types |= dict(schema or {})
+    source = ibis.table(types, name=table)
+    expr = evaluate_table(source, parsed, keys, names,
+                          backend if backend in BACKENDS else None)
+    sql: str = ibis.to_sql(expr, dialect=dialect)
+    return sql
