@@ -18,6 +18,7 @@ from typing import NamedTuple, overload
 import polars as pl
 
 from rankframe.errors import InputError
+from rankframe.table.inputs import schema_of
 from rankframe.table.series import adjacent, ascending, changes
 
 __all__ = ["check_judged"]
@@ -98,14 +99,7 @@ def check_judged(
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         raise ValueError(f"{_FN}: query must name at least one column")
-    if isinstance(frame, pl.LazyFrame):
-        schema = frame.collect_schema()
-    elif isinstance(frame, pl.DataFrame):
-        schema = frame.schema
-    else:
-        raise TypeError(
-            f"{_FN}: expected a polars DataFrame or LazyFrame, got {type(frame).__name__}"
-        )
+    schema = schema_of(frame, f"{_FN}: ")
     _check_schema(schema, keys, rel, rank)
 
     def check_data(data: pl.DataFrame) -> pl.DataFrame:

@@ -15,12 +15,15 @@ Kind = Literal["id", "numeric"]
 TEXT = (pl.String, pl.Categorical, pl.Enum)
 
 
-def schema_of(frame: pl.DataFrame | pl.LazyFrame) -> pl.Schema:
+def schema_of(frame: pl.DataFrame | pl.LazyFrame, prefix: str = "") -> pl.Schema:
+    """The schema of a frame (a LazyFrame's without collecting it); a TypeError for another
+    object, its message starting with ``prefix``."""
     if isinstance(frame, pl.LazyFrame):
         return frame.collect_schema()
     if isinstance(frame, pl.DataFrame):
         return frame.schema
-    raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    raise TypeError(
+        f"{prefix}expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
 
 
 class Names(NamedTuple):
