@@ -11,7 +11,8 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
   descending compared as text in byte order (trec_eval's rule). A block whose rows are in
   rank order already (TREC run files usually are) is proven so in one linear pass and ranked
   by position; otherwise the whole run is put in rank order, each query's rows sorted on
-  their own (never the whole run on a text key), and cut again.
+  their own (never the whole run on a text key), and cut again. ``ties="average"`` adds the
+  tie groups of the ranked rows (:func:`rankframe.table.ties.tie_groups`).
 - **Pair keys** (:func:`rankframe.table.keys.pair_key`) stand in for (query, doc) in the
   duplicate checks and the join. A repeated key within a query of the run, or within a
   block's qrels, sends that side to the exact check, which names the rows; every match of
