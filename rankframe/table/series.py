@@ -61,10 +61,12 @@ def run_starts(values: pl.Series) -> pl.Series:
 
 def ascending(rows: pl.DataFrame) -> bool:
     """True if each row is greater than the one before it, comparing the columns in order
-    (for a few rows without NULL, such as the first row of each query: shifted copies are
-    cheap)."""
-    later = pl.lit(False)
+    (rows without NULL, such as the first row of each query)."""
+    if rows.height < 2:
+        return True
+    this, before = rows.slice(1), rows.slice(0, rows.height - 1)
+    later = pl.repeat(False, rows.height - 1, eager=True)
     for name in reversed(rows.columns):
-        this, before = pl.col(name), pl.col(name).shift(1)
-        later = (this > before) | ((this == before) & later)
-    return rows.height < 2 or bool(rows.select(later.slice(1).all()).item())
+        a, b = this.get_column(name), before.get_column(name)
+        later = (a > b) | ((a == b) & later)
+    return bool(later.all())
