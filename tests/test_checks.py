@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from rankframe.errors import InputError
-from rankframe.table.checks import _locate_problem, _valid_in_order, check_frame, check_judged
+from rankframe.table.checks import check_frame, check_judged, locate_problem, valid_in_order
 from tests.strategies import judged_tables
 
 GOOD = pl.DataFrame({"qid": ["a", "a", "a", "b", "b"], "rank": [1, 2, None, 1, None],
@@ -159,7 +159,7 @@ def test_ordered_tables_take_the_linear_path_with_the_same_verdict(layout: str) 
         ordered = LAYOUTS[layout](frame)
         if is_valid(ordered):
             assert check_judged(ordered) is ordered
-            checked = _valid_in_order(ordered, ["qid"], "rel", "rank")
+            checked = valid_in_order(ordered, ["qid"], "rel", "rank")
             assert checked is not None, "a valid table missed the linear path"
             assert checked.grouped == ordered["qid"].is_sorted()
             starts = ordered.select(pl.col("qid").ne_missing(pl.col("qid").shift(1)))
@@ -172,7 +172,7 @@ def test_ordered_tables_take_the_linear_path_with_the_same_verdict(layout: str) 
             with pytest.raises(InputError) as fast:
                 check_judged(ordered)
             with pytest.raises(InputError) as exact:
-                _locate_problem(ordered, ["qid"], "rel", "rank")
+                locate_problem(ordered, ["qid"], "rel", "rank")
             assert str(fast.value) == str(exact.value)
 
     check()

@@ -341,7 +341,7 @@ def test_hash_collisions_fall_back_to_exact_ids(case: tuple[list[Row], list[Row]
                                                 depth: int | None) -> None:
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
-    module = importlib.import_module("rankframe.table.blocks")
+    module = importlib.import_module("rankframe.table.keys")
     # Every id hashes to one of two values: duplicates by hash everywhere, wrong matches
     # in the hash join, queries sharing a hash; the result must not change.
     with pytest.MonkeyPatch.context() as patch:

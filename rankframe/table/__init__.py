@@ -1,2 +1,3 @@
-"""The judged long table: building it from a run and qrels (``judge``), checking it
-(``checks``), tie groups (``ties``), and the linear-pass helpers they share."""
+"""The judged long table: building it from a run and qrels (``judge``, on the one judge core
+in ``blocks``), checking it (``checks``), tie groups (``ties``), and what they share: input
+checks (``inputs``), pair keys (``keys``) and linear passes (``series``)."""

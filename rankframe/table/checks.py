@@ -18,7 +18,8 @@ from typing import NamedTuple, overload
 import polars as pl
 
 from rankframe.errors import InputError
-from rankframe.table.series import changes, chunks
+from rankframe.table.inputs import schema_of
+from rankframe.table.series import adjacent, ascending, changes
 
 __all__ = ["check_judged"]
 
@@ -98,18 +99,11 @@ def check_judged(
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         raise ValueError(f"{_FN}: query must name at least one column")
-    if isinstance(frame, pl.LazyFrame):
-        schema = frame.collect_schema()
-    elif isinstance(frame, pl.DataFrame):
-        schema = frame.schema
-    else:
-        raise TypeError(
-            f"{_FN}: expected a polars DataFrame or LazyFrame, got {type(frame).__name__}"
-        )
+    schema = schema_of(frame, f"{_FN}: ")
     _check_schema(schema, keys, rel, rank)
 
     def check_data(data: pl.DataFrame) -> pl.DataFrame:
-        _check_rows(data, keys, rel, rank)
+        check_frame(data, keys, rel, rank)
         return data
 
     if isinstance(frame, pl.LazyFrame):
@@ -135,11 +129,6 @@ def _check_schema(schema: pl.Schema, keys: list[str], rel: str, rank: str) -> No
         raise InputError(f"{_FN}: column {rel!r} must hold numeric grades, got {rel_dtype}")
 
 
-def _check_rows(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
-    if _valid_in_order(data, keys, rel, rank) is None:
-        _locate_problem(data, keys, rel, rank)
-
-
 class Checked(NamedTuple):
     """What :func:`check_frame` learnt on the way: whether the rows are sorted by the query
     key, and (when its linear test ran) which rows start a new key, True on each row whose
@@ -154,9 +143,9 @@ def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Che
     says whether the rows were found sorted by the query key (so a caller may flag the key
     column as sorted, which lets Polars group contiguous rows without hashing)."""
     _check_schema(data.schema, keys, rel, rank)
-    checked = _valid_in_order(data, keys, rel, rank)
+    checked = valid_in_order(data, keys, rel, rank)
     if checked is None:
-        _locate_problem(data, keys, rel, rank)
+        locate_problem(data, keys, rel, rank)
         return Checked(grouped=False, new_key=None)
     return checked
 
@@ -164,15 +153,14 @@ def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Che
 _ORDERED_KEYS = (pl.String, pl.Boolean)
 
 
-def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked | None:
-    """A linear test that passes only for a valid table: no rank < 1, no NaN grade, and the
-    rows with a rank sorted by the query key with each query's ranks increasing. Then a
-    repeated rank would sit next to its twin, so comparing each row with the one before
-    proves the ranks unique without hashing. Two layouts pass: ``judge``'s (every ranked
-    row, then the unranked rows) and a table sorted by query with each query's unranked
-    rows after its ranked ones.
+def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked | None:
+    """A linear test that passes only for a valid table: no NULL key, no rank < 1, no NaN
+    grade, and the ranked rows, in the order they come, sorted by the query key with each
+    query's ranks increasing. Then a repeated rank would sit next to its twin, so comparing
+    each row with the one before proves the ranks unique without hashing. ``judge``'s table
+    passes (its ranked rows come first), and so does a table sorted by query and rank.
 
-    None means "not proven": the caller runs the exact checks, which also name the problem.
+    None means "not proven": the caller runs :func:`locate_problem`, which names the problem.
     """
     if data.height == 0:
         return Checked(grouped=True, new_key=pl.Series("new_key", [], dtype=pl.Boolean))
@@ -186,83 +174,36 @@ def _valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) ->
         tests.append(pl.col(rel).is_nan().any().not_())
     if not all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)):
         return None
-    if schema[rank] == pl.Null:
-        new_key = _new_key(data, keys)
-        return Checked(_ascending_groups(data, keys, new_key), new_key)
+    new_key = _new_key(data, keys)
     ranks = data.get_column(rank)
-    unranked = ranks.null_count()
-    if 0 < unranked < data.height and (
-        ranks.slice(data.height - unranked).null_count() == unranked
-    ):
-        # judge's layout: every ranked row first; only they need the rank test.
-        ranked, rest = data.slice(0, data.height - unranked), data.slice(data.height - unranked)
-        ranked_new = _ranks_in_order(ranked, keys, rank)
-        if ranked_new is None:
-            return None
-        seam = pl.concat([ranked.select(keys).tail(1), rest.select(keys).head(1)])
-        rest_new = _new_key(rest, keys).scatter(0, _new_key(seam, keys)[1])
-        new_key = pl.concat([ranked_new, rest_new])
-        return Checked(_ascending_groups(data, keys, new_key), new_key)
-    sorted_new = _ranks_in_order(data, keys, rank)
-    return None if sorted_new is None else Checked(grouped=True, new_key=sorted_new)
-
-
-def _later(keys: list[str]) -> pl.Expr:
-    """True where this row's key is greater than the previous row's."""
-    later = pl.lit(False)
-    for k in reversed(keys):
-        col, prev = pl.col(k), pl.col(k).shift(1)
-        later = (col > prev) | ((col == prev) & later)
-    return later
+    n = data.height - ranks.null_count()
+    if ranks.slice(0, n).null_count() == 0:  # the ranked rows come first (judge's table)
+        ranked, ranked_new = data.slice(0, n), new_key.slice(0, n)
+    else:
+        ranked = data.filter(ranks.is_not_null())
+        ranked_new = _new_key(ranked, keys)
+    increasing = adjacent(ranked.get_column(rank), lambda rows, before: rows > before)
+    if not (_ascending_groups(ranked, keys, ranked_new) and (ranked_new | increasing).all()):
+        return None
+    return Checked(_ascending_groups(data, keys, new_key), new_key)
 
 
 def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
-    """True on each row whose key differs from the previous row's, and on the first row:
-    the starts of the runs of equal values of each key column."""
-    new_key = pl.repeat(False, data.height, eager=True)
-    for k in keys:
+    """True on each row whose key differs from the previous row's, and on the first row."""
+    new_key = changes(data.get_column(keys[0]))
+    for k in keys[1:]:
         new_key = new_key | changes(data.get_column(k))
     return new_key.alias("new_key")
 
 
 def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -> bool:
-    """True if each key's rows are contiguous and the keys ascend: the key of every row that
-    starts a new key is greater than the one before it (a linear pass over those rows only)."""
-    heads = data.select(keys).filter(new_key)
-    return heads.height < 2 or bool(heads.select(_later(keys).slice(1).all()).item())
+    """True if each key's rows are contiguous and the keys ascend: the rows that start a new
+    key are in ascending order of the key."""
+    return ascending(data.select(keys).filter(new_key))
 
 
-def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series | None:
-    """The new-key mask if the rows are sorted by the key and, within a key, ranks strictly
-    increase with NULL ranks last; else None."""
-    new_key = _new_key(data, keys)
-    if not _ascending_groups(data, keys, new_key):
-        return None
-    return new_key if _ranks_increase(data.get_column(rank), new_key) else None
-
-
-def _ranks_increase(ranks: pl.Series, new_key: pl.Series) -> bool:
-    """True if each rank is above the one before it, NULL ranks last, except where
-    ``new_key`` starts a new key (compared chunk by chunk, see :mod:`rankframe.table.series`)."""
-    new_key = new_key.rechunk()
-    previous = None
-    for offset, chunk in chunks(ranks):
-        m = chunk.len()
-        starts = new_key.slice(offset, m)
-        this, before = chunk.slice(1), chunk.slice(0, m - 1)
-        increasing = this.is_null() | (before.is_not_null() & (this > before))
-        if not (starts.slice(1) | increasing).all():
-            return False
-        first = chunk[0]
-        if offset and not starts[0] and not (
-            first is None or (previous is not None and first > previous)
-        ):
-            return False
-        previous = chunk[m - 1]
-    return True
-
-
-def _locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
+def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
+    """Raise for the first problem of ``data``, by exact (hashing) checks."""
     indexed = data.select(*keys, rank, rel).with_row_index("__row")
     low = indexed.filter(pl.col(rank) < 1).head(1)
     if low.height:

@@ -1,27 +1,75 @@
-"""Input checks shared by both paths of :func:`rankframe.table.judge.judge`: columns and dtypes
-(from the schema alone), then the data of each side (NULL, NaN, a repeated (query, doc) pair),
-each error naming the column, the side and the row."""
+"""Input checks of :func:`rankframe.table.judge.judge`: columns and dtypes (from the schema
+alone, :func:`prepared_columns`), then the data of each side (NULL, NaN, a repeated (query,
+doc) pair), each error naming the column, the side and the row."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, NamedTuple
 
 import polars as pl
 
 from rankframe.errors import InputError
-from rankframe.table.keys import pair_key
 
 Kind = Literal["id", "numeric"]
 TEXT = (pl.String, pl.Categorical, pl.Enum)
 
 
-def schema_of(frame: pl.DataFrame | pl.LazyFrame) -> pl.Schema:
+def schema_of(frame: pl.DataFrame | pl.LazyFrame, prefix: str = "") -> pl.Schema:
+    """The schema of a frame (a LazyFrame's without collecting it); a TypeError for another
+    object, its message starting with ``prefix``."""
     if isinstance(frame, pl.LazyFrame):
         return frame.collect_schema()
     if isinstance(frame, pl.DataFrame):
         return frame.schema
-    raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    raise TypeError(
+        f"{prefix}expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+
+
+class Names(NamedTuple):
+    """The column names of a run and qrels."""
+
+    query: str
+    doc: str
+    score: str
+    rel: str
+
+
+def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
+                     qrels: pl.DataFrame | pl.LazyFrame, names: Names
+                     ) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The columns :func:`rankframe.table.judge.judge` reads from each side, cast to the
+    common id dtypes (see its id dtype policy), after checking names, columns and dtypes."""
+    query, doc, score, rel = names
+    if len(set(names) | {"rank"}) != len(names) + 1:
+        raise ValueError(
+            f"{fn}: query, doc, score and rel must be distinct column names other than "
+            f"'rank'; got {names._asdict()}"
+        )
+    run_schema = schema_of(run)
+    qrels_schema = schema_of(qrels)
+    require(fn, "run", run_schema, {query: "id", doc: "id", score: "numeric"})
+    require(fn, "qrels", qrels_schema, {query: "id", doc: "id", rel: "numeric"})
+    query_dtype = id_dtype(fn, query, run_schema[query], qrels_schema[query])
+    doc_dtype = id_dtype(fn, doc, run_schema[doc], qrels_schema[doc])
+    run_columns = [
+        _cast(query, run_schema[query], query_dtype),
+        _cast(doc, run_schema[doc], doc_dtype),
+        # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
+        (_cast(score, run_schema[score], pl.Float64()) + 0.0).alias(score),
+    ]
+    qrels_columns = [
+        _cast(query, qrels_schema[query], query_dtype),
+        _cast(doc, qrels_schema[doc], doc_dtype),
+        pl.col(rel),
+    ]
+    return run_columns, qrels_columns
+
+
+def _cast(name: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
+    """``name`` cast to ``target``, or the bare column when it already has that dtype (no
+    copy is made for the no-op cast)."""
+    return pl.col(name) if dtype == target else pl.col(name).cast(target)
 
 
 def require(fn: str, side: str, schema: pl.Schema, columns: Mapping[str, Kind]) -> None:
@@ -56,30 +104,6 @@ def id_dtype(fn: str, name: str, run_dtype: pl.DataType, qrels_dtype: pl.DataTyp
         f"ids must be strings on both sides or integers on both sides "
         f"(cast one, e.g. pl.col({name!r}).cast(pl.String))"
     )
-
-
-def checked(frame: pl.LazyFrame, check: Callable[[pl.DataFrame], None]) -> pl.LazyFrame:
-    """``frame`` with ``check`` run on its data when collected (raising stops the query)."""
-
-    def run_check(data: pl.DataFrame) -> pl.DataFrame:
-        check(data)
-        return data
-
-    return frame.map_batches(run_check, schema=frame.collect_schema())
-
-
-def data_check(
-    fn: str, side: str, query: str, doc: str, value: str
-) -> Callable[[pl.DataFrame], None]:
-    """A check of one side's data: no NULL ids or values, no NaN, no duplicate pair."""
-
-    def check(data: pl.DataFrame) -> None:
-        check_values(fn, side, data, query, doc, value)
-        # Distinct 64-bit pair keys prove the pairs distinct; a repeat gets the exact check.
-        if data.select(pair_key(query, doc).n_unique()).item() != data.height:
-            raise_duplicate(fn, side, data, query, doc)
-
-    return check
 
 
 def check_values(fn: str, side: str, data: pl.DataFrame, query: str, doc: str, value: str) -> None:

@@ -20,11 +20,11 @@ from typing import Literal, TypeVar, overload
 import polars as pl
 
 from rankframe import validation
-from rankframe.table.blocks import Names, judge_eager
-from rankframe.table.inputs import checked, data_check, id_dtype, require, schema_of
-from rankframe.table.ties import annotate
+from rankframe.table.blocks import judge_frames, positive_rows
+from rankframe.table.inputs import Names, id_dtype, prepared_columns, require, schema_of
+from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
-__all__ = ["judge", "unjudged_run_queries"]
+__all__ = ["judge", "judge_positive_rows", "positive_rows", "unjudged_run_queries"]
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Ties = Literal["docid", "average"]
@@ -122,7 +122,8 @@ def judge(
         ``tie_first``, ``tie_size`` with ``ties="average"``. Row order: the retrieved rows
         by query, then rank; after them the judged-but-unretrieved rows by query, then doc
         (so each query's rows, filtered out, read best rank first, unretrieved last). A
-        ``LazyFrame`` if either input is one (it is not collected), else a ``DataFrame``.
+        ``LazyFrame`` if either input is one (it is not collected; when it is, both inputs
+        are collected and judged as DataFrames are), else a ``DataFrame``.
 
     Raises
     ------
@@ -152,81 +153,23 @@ def judge(
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
-    if isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame):
-        run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
-        lazy = _judge_lazy(fn, run_lf, qrels_lf, query, doc, score, rel, depth)
-        return annotate(lazy, score=score, by=query) if ties == "average" else lazy
-    # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
-    return judge_eager(
-        fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
-        tied=ties == "average",
-    )
+    tied = ties == "average"
+    if isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame):
+        # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
+        return judge_frames(fn, run.select(run_columns), qrels.select(qrels_columns), names,
+                            depth, tied=tied)
+    run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
 
+    def judged() -> pl.DataFrame:
+        run_df, qrels_df = pl.collect_all([run_lf, qrels_lf])
+        return judge_frames(fn, run_df, qrels_df, names, depth, tied=tied)
 
-def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
-                     qrels: pl.DataFrame | pl.LazyFrame, names: Names
-                     ) -> tuple[list[pl.Expr], list[pl.Expr]]:
-    """The columns :func:`judge` reads from each side, cast to the common id dtypes (see the
-    module's id dtype policy), after checking names, columns and dtypes."""
-    query, doc, score, rel = names
-    if len(set(names) | {"rank"}) != len(names) + 1:
-        raise ValueError(
-            f"{fn}: query, doc, score and rel must be distinct column names other than "
-            f"'rank'; got {names._asdict()}"
-        )
-    run_schema = schema_of(run)
-    qrels_schema = schema_of(qrels)
-    require(fn, "run", run_schema, {query: "id", doc: "id", score: "numeric"})
-    require(fn, "qrels", qrels_schema, {query: "id", doc: "id", rel: "numeric"})
-    query_dtype = id_dtype(fn, query, run_schema[query], qrels_schema[query])
-    doc_dtype = id_dtype(fn, doc, run_schema[doc], qrels_schema[doc])
-    run_columns = [
-        _cast(query, run_schema[query], query_dtype),
-        _cast(doc, run_schema[doc], doc_dtype),
-        # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
-        (_cast(score, run_schema[score], pl.Float64()) + 0.0).alias(score),
-    ]
-    qrels_columns = [
-        _cast(query, qrels_schema[query], query_dtype),
-        _cast(doc, qrels_schema[doc], doc_dtype),
-        pl.col(rel),
-    ]
-    return run_columns, qrels_columns
-
-
-def _cast(name: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
-    """``name`` cast to ``target``, or the bare column when it already has that dtype (no
-    copy is made for the no-op cast)."""
-    return pl.col(name) if dtype == target else pl.col(name).cast(target)
-
-
-def _judge_lazy(
-    fn: str,
-    run_lf: pl.LazyFrame,
-    qrels_lf: pl.LazyFrame,
-    query: str,
-    doc: str,
-    score: str,
-    rel: str,
-    depth: int | None,
-) -> pl.LazyFrame:
-    """The judged table as a lazy plan; the data checks run when it is collected."""
-    run_lf = checked(run_lf, data_check(fn, "run", query, doc, score))
-    qrels_lf = checked(qrels_lf, data_check(fn, "qrels", query, doc, rel))
-    judged_queries = qrels_lf.select(query).unique()
-    ranked = _rank_by_score(run_lf.join(judged_queries, on=query, how="semi"), query, doc, score)
-    if depth is not None:
-        ranked = ranked.filter(pl.col("rank") <= depth)
-    # The ranked run with its grades, then the qrels rows it did not retrieve: the full
-    # outer join in judge's row order, without sorting the joined table.
-    retrieved = ranked.join(qrels_lf, on=[query, doc], how="left", maintain_order="left")
-    unretrieved = (
-        qrels_lf.join(ranked.select(query, doc), on=[query, doc], how="anti")
-        .sort(query, doc)
-        .with_columns(pl.lit(None, pl.Int64).alias("rank"), pl.lit(None, pl.Float64).alias(score))
-    )
-    columns = [query, doc, "rank", rel, score]
-    return pl.concat([retrieved.select(columns), unretrieved.select(columns)])
+    ids, grades = run_lf.collect_schema(), qrels_lf.collect_schema()
+    schema = pl.Schema([(query, ids[query]), (doc, ids[doc]), ("rank", pl.Int64()),
+                        (rel, grades[rel]), (score, pl.Float64())])
+    if tied:
+        schema.update({TIE_FIRST: pl.Int64(), TIE_SIZE: pl.Int64()})
+    return pl.defer(judged, schema=schema)
 
 
 def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Frame:
@@ -271,24 +214,6 @@ def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Fra
     return out if isinstance(run, pl.LazyFrame) else out.collect()
 
 
-def _rank_by_score(run: pl.LazyFrame, query: str, doc: str, score: str) -> pl.LazyFrame:
-    """Add ``rank``: position by score descending, then doc descending as text (trec_eval).
-    Rows come out grouped by query, queries ascending. Each query's rows are sorted on their
-    own (the queries found by hashing): much faster than sorting the whole run on a text
-    key."""
-    others = [c for c in run.collect_schema().names() if c != query]
-    order = [pl.col(score), pl.col(doc).cast(pl.String)]
-    return (
-        run.group_by(query)
-        .agg(
-            pl.col(others).sort_by(order, descending=[True, True]),
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("rank"),
-        )
-        .sort(query)
-        .explode([*others, "rank"])
-    )
-
-
 def judge_positive_rows(fn: str, run: pl.DataFrame, qrels: pl.DataFrame, *, query: str,
                         doc: str, score: str, rel: str, depth: int | None) -> pl.DataFrame:
     """What measures reading only the rows with a grade > 0 need of ``judge(run, qrels)``:
@@ -297,21 +222,6 @@ def judge_positive_rows(fn: str, run: pl.DataFrame, qrels: pl.DataFrame, *, quer
     depth = validation.cutoff(fn, depth, name="depth")
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
-    rows = judge_eager(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
-                       positive_only=True)
+    rows = judge_frames(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
+                        positive_only=True)
     return rows.with_columns(pl.col(query).set_sorted())
-
-
-def positive_rows(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], rel: str,
-                   new_key: pl.Series | None) -> pl.DataFrame | pl.LazyFrame:
-    """The rows with rel > 0, plus the first row of each block of equal query keys (so that
-    every query keeps a row and a value): all that measures reading only positive rows need.
-    In a judged run most rows are unjudged or non-relevant, so this is usually a small
-    fraction of the table, in the same order. ``new_key`` marks the block starts when the
-    check has found them already."""
-    if new_key is None:
-        starts = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
-        block_start = starts.fill_null(True)
-    else:
-        block_start = pl.lit(new_key)
-    return judged.filter((pl.col(rel) > 0).fill_null(False) | block_start)

@@ -9,19 +9,15 @@ import polars as pl
 _MIX = 0x9E3779B97F4A7C15
 
 
+def id_hash(name: str) -> pl.Expr:
+    """The 64-bit hash of an id column that pair keys are made of."""
+    return pl.col(name).hash()
+
+
 def pair_key(first: str, second: str) -> pl.Expr:
     """A 64-bit key of a pair of columns, ``hash(first) * M + hash(second)`` (wrapping).
 
     Equal pairs always get equal keys; unequal pairs rarely do, so callers use it to prove
     pairs distinct (n_unique = height) or to join, and confirm a match on the values.
     """
-    return combine_hashes(pl.col(first).hash(), pl.col(second).hash())
-
-
-def combine_hashes(first: pl.Expr, second: pl.Expr) -> pl.Expr:
-    """``first * M + second`` (wrapping, UInt64): the pair key of two 64-bit hashes.
-
-    M is odd, so it has an inverse modulo 2^64: two keys with the same ``second`` are
-    equal only if their ``first`` hashes are equal.
-    """
-    return first * pl.lit(_MIX, dtype=pl.UInt64) + second
+    return id_hash(first) * pl.lit(_MIX, dtype=pl.UInt64) + id_hash(second)

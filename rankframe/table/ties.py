@@ -12,7 +12,8 @@ Two steps, each usable on its own:
 
 1. :func:`annotate` adds two columns to a judged table that still carries its score:
    ``tie_first`` (the first rank position of the row's tie group) and ``tie_size`` (the
-   group's size). Retrieved rows only; rows without a rank get NULL in both. The group
+   group's size); ``judge(..., ties="average")`` adds the same as it ranks
+   (:func:`tie_groups`). Retrieved rows only; rows without a rank get NULL in both. The group
    of a row with ``tie_first = f`` and ``tie_size = t`` occupies positions f .. f+t-1.
 2. Separate metric builders read ``(rel, tie_first, tie_size)`` instead of
    ``(rel, rank)``: :func:`rankframe.precision_ties`, ``recall_ties``, ``dcg_ties``,
@@ -91,3 +92,15 @@ def annotate(
                 f"{row[TIE_SIZE]} rows. Rank by {score} descending (see rankframe.table.judge)."
             )
     return out
+
+
+def tie_groups(rank: str = "rank", score: str = "score") -> list[pl.Expr]:
+    """``tie_first`` and ``tie_size`` of :func:`annotate`, for ranked rows in rank order with
+    each query's first at rank 1 (a tie group is then a run of consecutive rows of one
+    query with equal scores): one linear pass, no hashing."""
+    r, s = pl.col(rank), pl.col(score)
+    starts = ((r == 1) | (s != s.shift(1))).fill_null(True)
+    ends = ((r.shift(-1) == 1) | (s != s.shift(-1))).fill_null(True)
+    first = pl.when(starts).then(r).forward_fill()
+    last = pl.when(ends).then(r).backward_fill()
+    return [first.alias(TIE_FIRST), (last - first + 1).alias(TIE_SIZE)]
