@@ -1,4 +1,5 @@
-"""judge(): the judged long table of SEMANTICS.md §2, checked against a plain-Python
+"""judge(): the judged long table of
+docs/semantics.md#from-a-run-and-qrels-to-the-judged-table, checked against a plain-Python
 reimplementation, against its SQL twin rf_judge, and (with the metrics) against
 pytrec_eval."""
 

@@ -1,4 +1,5 @@
-"""Checks of a judged long table (SEMANTICS.md §1) before metrics are computed on it.
+"""Checks of a judged long table (docs/semantics.md#input-checks) before metrics are
+computed on it.
 
 :func:`check_judged` is what ``evaluate()`` calls first. Schema problems (a missing
 column, a rank that is not an integer, a grade that is not numeric) are reported at once,

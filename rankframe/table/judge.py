@@ -1,4 +1,5 @@
-"""From a run and qrels to the judged long table (SEMANTICS.md §2).
+"""From a run and qrels to the judged long table
+(docs/semantics.md#from-a-run-and-qrels-to-the-judged-table).
 
 :func:`judge` ranks every query's results by score (descending, ties broken by docid
 descending as text, which is trec_eval's rule), joins the qrels with a full outer join and
