@@ -3,8 +3,8 @@ measures efficiently in the presence of tied scores", ECIR 2008).
 
 A run that gives several documents the same score says nothing about their order; the
 docid tie-break of trec_eval is arbitrary, and a metric can move a lot with it
-(docs/semantics.md#tie-aware-metrics). Tie-aware evaluation reports the *expected* metric over every ordering of each
-tie group, in closed form.
+(docs/semantics.md#tie-aware-metrics). Tie-aware evaluation reports the *expected* metric
+over every ordering of each tie group, in closed form.
 
 Design
 ------
