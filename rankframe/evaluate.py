@@ -16,9 +16,9 @@ from typing import Any
 import polars as pl
 
 from rankframe import faces
-from rankframe.errors import InputError, MeasureError
-from rankframe.faces.base import require_support
-from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse, parse_all
+from rankframe.errors import InputError
+from rankframe.faces.base import parse_for
+from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
 
@@ -113,13 +113,8 @@ def _parsed(fn: str, measures: str | Sequence[str], keys: list[str], engine: str
             threshold: float) -> tuple[faces.Face, list[Measure]]:
     """The engine face and the measures parsed, after checking that the engine has them all
     and that no label is a key column."""
-    labels = [measures] if isinstance(measures, str) else list(measures)
     face = _engine(fn, engine)
-    parsed = parse_all(labels, threshold=threshold)
-    require_support(face, parsed)
-    clash = set(labels) & set(keys)
-    if clash:
-        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
+    parsed = parse_for(face, measures, keys, threshold)
     return face, parsed
 
 

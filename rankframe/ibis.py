@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rankframe.errors import MeasureError
-from rankframe.faces.base import JudgeOptions, Ties, require_support
+from rankframe.faces.base import JudgeOptions, Ties, parse_for
 from rankframe.faces.ibis import (
     BACKENDS,
     FACES,
@@ -31,7 +30,7 @@ from rankframe.faces.ibis import (
     temporary_postgres,
     unsupported_metrics,
 )
-from rankframe.measures import Measure, parse_all
+from rankframe.measures import Measure
 
 __all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate", "judge",
            "temporary_postgres", "to_sql", "unsupported_metrics"]
@@ -43,21 +42,10 @@ _COLUMN_TYPES = {"rel": "float64", "rank": "int64", "tie_first": "int64", "tie_s
 
 def _measures(measures: str | Sequence[str], keys: Sequence[str], threshold: float,
               backend: str | None) -> list[Measure]:
-    labels = [measures] if isinstance(measures, str) else list(measures)
-    parsed = parse_all(labels, threshold=threshold)
-    face = FACES.get(backend or "")
-    if isinstance(face, IbisFace):
-        require_support(face, parsed)
-    else:  # any other engine: what no Ibis face computes
-        for m in parsed:
-            reason = unsupported_metrics("duckdb").get(m.metric.name)
-            if reason is not None:
-                raise MeasureError(f"measure {m.label!r}: the Ibis faces have no "
-                                   f"{m.metric.name} ({reason})")
-    clash = set(labels) & set(keys)
-    if clash:
-        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
-    return parsed
+    """The measures parsed for the Ibis face of ``backend``; for another engine (None), for
+    what every Ibis face with window functions computes (the DuckDB face's set)."""
+    face = FACES.get(backend or "duckdb", FACES["duckdb"])
+    return parse_for(face, measures, keys, threshold)
 
 
 def _columns(rel: str, rank: str, extra: Mapping[str, str] | None) -> dict[str, str]:

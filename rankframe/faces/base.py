@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rankframe.measures import Measure
     from rankframe.metrics.registry import Metric
 
-__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "require_support",
+__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "parse_for", "require_support",
            "result_dtypes", "supports"]
 
 #: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
@@ -113,15 +113,35 @@ def supports(face: Face, metric: Metric) -> bool:
     return metric.name not in face.unsupported
 
 
-def require_support(face: Face, measures: Sequence[Measure]) -> None:
-    """Raise a clear error for the first measure ``face`` cannot compute."""
+def require_support(face: Face, measures: Sequence[Measure], *,
+                    unsupported: Mapping[str, str] | None = None) -> None:
+    """Raise a clear error for the first measure ``face`` cannot compute (``unsupported``, if
+    given, stands for ``face.unsupported``)."""
+    lacking = face.unsupported if unsupported is None else unsupported
     for measure in measures:
-        reason = face.unsupported.get(measure.metric.name)
+        reason = lacking.get(measure.metric.name)
         if reason is not None:
             raise MeasureError(
-                f"measure {measure.label!r}: the {face.name} face has no {measure.metric.name}"
-                f" ({reason})"
+                f"measure {measure.label!r}: the {face.name} face has no "
+                f"{measure.metric.name} ({reason})"
             )
+
+
+def parse_for(face: Face, measures: str | Sequence[str], keys: Sequence[str],
+              threshold: float, *, unsupported: Mapping[str, str] | None = None
+              ) -> list[Measure]:
+    """Measure strings parsed for ``face``: each one a metric it has (see
+    :func:`require_support`), no label the name of a query column (labels become columns
+    beside the keys)."""
+    from rankframe.measures import parse_all
+
+    labels = [measures] if isinstance(measures, str) else list(measures)
+    parsed = parse_all(labels, threshold=threshold)
+    require_support(face, parsed, unsupported=unsupported)
+    clash = set(labels) & set(keys)
+    if clash:
+        raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
+    return parsed
 
 
 def result_dtypes(keys: Mapping[str, pl.DataType], measures: Sequence[Measure]

@@ -50,8 +50,8 @@ import polars as pl
 
 from rankframe import validation
 from rankframe.errors import InputError
-from rankframe.faces.base import Face, JudgeOptions, Role, Ties, require_support
-from rankframe.measures import Measure, parse_all
+from rankframe.faces.base import Face, JudgeOptions, Role, Ties, parse_for
+from rankframe.measures import Measure
 from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import Gain, label
 from rankframe.metrics.gains import Ideal
@@ -1067,9 +1067,7 @@ def evaluate(
     >>> per_query = evaluate(judged_df, ["ndcg@10", "map", "P@10"])  # doctest: +SKIP
     """
     keys = [query] if isinstance(query, str) else list(query)
-    labels = [measures] if isinstance(measures, str) else list(measures)
-    parsed = parse_all(labels, threshold=threshold)
-    require_support(FACE, parsed)
+    parsed = parse_for(FACE, measures, keys, threshold)
     result: DataFrame = FACE.evaluate(judged, parsed, keys, {"rel": rel, "rank": rank})
     return result
 
