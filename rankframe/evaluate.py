@@ -17,7 +17,7 @@ import polars as pl
 
 from rankframe import faces
 from rankframe.errors import InputError
-from rankframe.faces.base import parse_for
+from rankframe.faces.base import parse_for, preparing
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
@@ -79,18 +79,19 @@ def evaluate(
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
     grouped, new_key = False, None
-    if isinstance(judged, pl.DataFrame):
-        grouped, new_key = check_frame(judged, keys, rel, rank)
-        judged = judged[needed]  # no copy (select would plan a query)
-    else:
-        judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
-    if _positive_rows_suffice(parsed):
-        judged = positive_rows(judged, keys, rel, new_key)
-        if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
-                and judged.get_column(keys[0]).null_count() == 0):
-            # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
-            # layout has each query's rows in two blocks).
-            judged, grouped = judged.sort(keys, maintain_order=True), True
+    with preparing(face, parsed, con):
+        if isinstance(judged, pl.DataFrame):
+            grouped, new_key = check_frame(judged, keys, rel, rank)
+            judged = judged[needed]  # no copy (select would plan a query)
+        else:
+            judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
+        if _positive_rows_suffice(parsed):
+            judged = positive_rows(judged, keys, rel, new_key)
+            if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
+                    and judged.get_column(keys[0]).null_count() == 0):
+                # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
+                # layout has each query's rows in two blocks).
+                judged, grouped = judged.sort(keys, maintain_order=True), True
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
@@ -168,8 +169,9 @@ def evaluate_run(
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
                         threshold=threshold, con=con)
-    rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
-                               depth=depth)
+    with preparing(face, parsed, con):
+        rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
+                                   depth=depth)
     return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
                                         connection=con))
 

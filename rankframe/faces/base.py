@@ -10,7 +10,9 @@ faces by name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
     from rankframe.measures import Measure
     from rankframe.metrics.registry import Metric
 
-__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "parse_for", "require_support",
-           "result_dtypes", "supports"]
+__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "parse_for", "preparing",
+           "require_support", "result_dtypes", "supports"]
 
 #: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
 #: ``cluster``: evaluates its own distributed tables; ``oracle``: the slow reference.
@@ -73,6 +75,11 @@ class Face(Protocol):
         """``frame`` as a native table of this face."""
         ...
 
+    def prepare(self, metrics: set[str], connection: Any = None) -> None:
+        """Do now the set-up ``evaluate`` would do first for these metrics (connect, load
+        code), so that it can overlap other work (see :func:`preparing`); optional."""
+        ...
+
     def to_polars(self, table: Any) -> pl.DataFrame:
         """A native table as a Polars frame (one collect for a distributed table)."""
         ...
@@ -104,8 +111,27 @@ class PolarsNative:
     def native(self, frame: pl.DataFrame) -> pl.DataFrame:
         return frame
 
+    def prepare(self, metrics: set[str], connection: Any = None) -> None:
+        return None
+
     def to_polars(self, table: pl.DataFrame) -> pl.DataFrame:
         return table
+
+
+@contextmanager
+def preparing(face: Face, measures: Sequence[Measure], connection: Any = None
+              ) -> Iterator[None]:
+    """Run ``face.prepare`` for the measures on a thread while the ``with`` block works (in
+    ``evaluate_run`` while the run is judged, in ``evaluate`` while the table is checked:
+    Polars releases the GIL): the DuckDB face connects and loads its macros meanwhile
+    instead of after."""
+    metrics = {m.metric.name for m in measures}
+    thread = threading.Thread(target=face.prepare, args=(metrics, connection), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
 
 
 def supports(face: Face, metric: Metric) -> bool:

@@ -205,6 +205,10 @@ class DuckDBFace(PolarsNative):
     role: Role = "engine"
     judge_ties: frozenset[Ties] = frozenset({"docid"})
 
+    def prepare(self, metrics: set[str], connection: Any = None) -> None:
+        with connection_for(connection, metrics):
+            pass
+
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: duckdb.DuckDBPyConnection | None = None) -> pl.DataFrame:

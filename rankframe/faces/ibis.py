@@ -827,6 +827,9 @@ class IbisFace:
 
     # Connections -----------------------------------------------------------------------
 
+    def prepare(self, metrics: set[str], connection: Any = None) -> None:
+        return None
+
     def unavailable(self) -> str | None:
         driver = _DRIVERS[self.backend]
         try:

@@ -1091,6 +1091,9 @@ class SparkFace:
             return None
         return "no Java runtime for Spark (no java on PATH, JAVA_HOME unset)"
 
+    def prepare(self, metrics: set[str], connection: Any = None) -> None:
+        return None
+
     def native(self, frame: pl.DataFrame) -> DataFrame:
         """``frame`` as a Spark DataFrame of the active (or a new local) session."""
         from pyspark.sql import SparkSession
