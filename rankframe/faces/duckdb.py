@@ -15,14 +15,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import polars as pl
 
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
+
+if TYPE_CHECKING:  # imported where a connection is made: DuckDB is not needed before
+    import duckdb
 
 HELPERS_FILE = "_helpers.sql"
 
@@ -72,6 +74,8 @@ def register(
     ...         "(4, 0), (5, 1)) t(rank, rel)").fetchall()
     [(0.9724,)]
     """
+    import duckdb
+
     connection = con if con is not None else duckdb.connect()
     for path in sql_files(sql_dir):
         connection.execute(path.read_text(encoding="utf-8"))
@@ -119,6 +123,8 @@ class _SharedConnection:
     def __call__(self, metrics: set[str]) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._lock:
             if self._con is None or self._pid != os.getpid():
+                import duckdb
+
                 self._con, self._pid, self._loaded = duckdb.connect(), os.getpid(), set()
                 register_helpers(self._con)
             for name in sorted(metrics - self._loaded):
