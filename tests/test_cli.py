@@ -233,3 +233,44 @@ def test_entry_points() -> None:
     assert done.stdout.startswith("rankframe ")
     done = subprocess.run([sys.executable, "-m", "rankframe"], capture_output=True, text=True)
     assert done.returncode == 2 and "eval" in done.stdout and "compare" in done.stdout
+
+
+def test_sql_prints_the_macros_for_a_plain_duckdb(capsys: pytest.CaptureFixture[str]) -> None:
+    """``rankframe sql`` is the whole macro script: a fresh DuckDB runs it, then the macros."""
+    import duckdb
+
+    status, out, err = run_cli(["sql"], capsys)
+    assert status == 0 and err == ""
+    con = duckdb.connect()
+    con.execute(out)
+    rows = con.sql("SELECT round(rf_ndcg(rel, rank, 5), 4) FROM (VALUES (1, 3), (2, 2), "
+                   "(3, 3), (4, 0), (5, 1)) t(rank, rel)").fetchall()
+    assert rows == [(0.9724,)]
+
+
+def test_sql_dialect_prints_a_query(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ibis", reason="rankframe[ibis] is not installed")
+    status, out, _ = run_cli(["sql", "--dialect", "postgres", "-m", "ndcg@10", "-m", "mrr",
+                              "--table", "logs"], capsys)
+    assert status == 0 and out.rstrip().endswith(";") and "logs" in out
+    status, _, err = run_cli(["sql", "--dialect", "postgres"], capsys)
+    assert status == 1 and "-m" in err
+    status, _, err = run_cli(["sql", "-m", "map"], capsys)
+    assert status == 1 and err.count("\n") == 1 and "--dialect" in err
+
+
+def test_a_closed_pipe_ends_the_output_quietly() -> None:
+    """``rankframe eval ... | head -1``: no "Broken pipe" message, no traceback."""
+    from tests.conftest import REPO
+
+    argv = [sys.executable, "-m", "rankframe", "eval", "-q", "-m", "all_trec",
+            "examples/data/qrels.txt", "examples/data/run.bm25.txt"]
+    with subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.readline()
+        process.stdout.close()  # the reader leaves after one line
+        err = process.stderr.read().decode()
+        process.wait(timeout=60)
+    assert "Broken pipe" not in err and "Traceback" not in err, err
+    assert process.returncode == 141

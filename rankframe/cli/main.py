@@ -1,19 +1,22 @@
 """The ``rankframe`` command line: builds the parser and dispatches to a subcommand.
 
 Subcommands live in their own modules, each with ``add_parser(subparsers)`` and
-``run(args)``: ``eval`` (:mod:`rankframe.cli.eval`, a trec_eval drop-in) and ``compare``
-(:mod:`rankframe.cli.compare`). They import library modules only, never each other.
+``run(args)``: ``eval`` (:mod:`rankframe.cli.eval`, a trec_eval drop-in), ``compare``
+(:mod:`rankframe.cli.compare`) and ``sql`` (:mod:`rankframe.cli.sql`). They import library
+modules only, never each other.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from rankframe import __version__
 from rankframe.cli import compare as cli_compare
 from rankframe.cli import eval as cli_eval
+from rankframe.cli import sql as cli_sql
 from rankframe.errors import RankframeError
 
 __all__ = ["build_parser", "main"]
@@ -32,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     cli_eval.add_parser(subparsers)
     cli_compare.add_parser(subparsers)
+    cli_sql.add_parser(subparsers)
     return parser
 
 
@@ -44,6 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         status: int = args.handler(args)
+    except BrokenPipeError:
+        # The reader left (``rankframe eval ... | head``): stop quietly, as cat does; the
+        # interpreter's final flush of stdout must not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (RankframeError, OSError) as exc:
         print(f"rankframe: error: {exc}", file=sys.stderr)
         return 1
