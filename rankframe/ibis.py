@@ -32,8 +32,8 @@ from rankframe.faces.ibis import (
 )
 from rankframe.measures import Measure
 
-__all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate", "judge",
-           "temporary_postgres", "to_sql", "unsupported_metrics"]
+__all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate",
+           "evaluate_run", "judge", "temporary_postgres", "to_sql", "unsupported_metrics"]
 
 #: The columns a metric may read beyond the query key, with the type ``to_sql`` assumes.
 _COLUMN_TYPES = {"rel": "float64", "rank": "int64", "tie_first": "int64", "tie_size": "int64",
@@ -91,6 +91,25 @@ def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
     assert isinstance(face, IbisFace)
     options = JudgeOptions(query=query, doc=doc, score=score, rel=rel, depth=depth, ties=ties)
     return face.judge(run, qrels, options)
+
+
+def evaluate_run(run: Any, qrels: Any, measures: str | Sequence[str], *, query: str = "qid",
+                 doc: str = "docid", score: str = "score", rel: str = "rel",
+                 depth: int | None = None, threshold: float = 1) -> Any:
+    """Per-query values of ``measures`` for a run against its qrels (Ibis tables of one
+    backend), unexecuted: ``evaluate(judge(run, qrels, depth=depth), measures)``, one plan
+    that the engine runs as a whole.
+
+    Examples
+    --------
+    >>> import ibis, rankframe.ibis as rfi
+    >>> run = ibis.memtable({"qid": ["a", "a"], "docid": ["x", "y"], "score": [2.0, 1.0]})
+    >>> qrels = ibis.memtable({"qid": ["a"], "docid": ["y"], "rel": [1]})
+    >>> rfi.evaluate_run(run, qrels, ["P@1", "mrr"]).to_polars().rows()
+    [('a', 0.0, 0.5)]
+    """
+    judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
+    return evaluate(judged, measures, query=query, rel=rel, threshold=threshold)
 
 
 def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged",
