@@ -69,14 +69,16 @@ def spark_session() -> Iterator[object]:
     session.stop()
 
 
+#: The session fixture a face needs before it runs: a Spark session, a PostgreSQL server.
+FACE_FIXTURES = {"spark": "spark_session", "ibis-postgres": "postgres_server"}
+
+
 def _face(request: pytest.FixtureRequest, name: str) -> Face:
     reason = faces.unavailable(name)
     if reason is not None:
         pytest.skip(f"the {name} face cannot run here: {reason}")
-    if name == "spark":
-        request.getfixturevalue("spark_session")
-    if name == "ibis-postgres":
-        request.getfixturevalue("postgres_server")
+    if name in FACE_FIXTURES:
+        request.getfixturevalue(FACE_FIXTURES[name])
     return faces.get(name)
 
 
