@@ -183,7 +183,8 @@ def task_duckdb_sql(a: argparse.Namespace, c: Clock) -> dict[str, Any]:
     return {"values": _values(out), "rise": mem.rise, "values_positive": _values(positive)}
 
 
-def task_rf_duckdb(a: argparse.Namespace, c: Clock) -> dict[str, Any]:
+def _rf_engine(a: argparse.Namespace, c: Clock, engine: str) -> dict[str, Any]:
+    """``rf.evaluate`` of a judged Polars frame on one of rankframe's engines."""
     import polars as pl
 
     import rankframe as rf
@@ -191,26 +192,19 @@ def task_rf_duckdb(a: argparse.Namespace, c: Clock) -> dict[str, Any]:
     judged = pl.read_parquet(a.judged)
     c.start()
     with PeakRise() as mem:
-        out = rf.evaluate(judged, MEASURES, engine="duckdb")
+        out = rf.evaluate(judged, MEASURES, engine=engine)
     c.lap("evaluate")
-    rf.evaluate(judged, MEASURES, engine="duckdb")
+    rf.evaluate(judged, MEASURES, engine=engine)
     c.lap("evaluate_again")
     return {"values": _values(out), "rise": mem.rise}
+
+
+def task_rf_duckdb(a: argparse.Namespace, c: Clock) -> dict[str, Any]:
+    return _rf_engine(a, c, "duckdb")
 
 
 def task_rf_polars(a: argparse.Namespace, c: Clock) -> dict[str, Any]:
-    import polars as pl
-
-    import rankframe as rf
-
-    judged = pl.read_parquet(a.judged)
-    c.start()
-    with PeakRise() as mem:
-        out = rf.evaluate(judged, MEASURES, engine="polars")
-    c.lap("evaluate")
-    rf.evaluate(judged, MEASURES, engine="polars")
-    c.lap("evaluate_again")
-    return {"values": _values(out), "rise": mem.rise}
+    return _rf_engine(a, c, "polars")
 
 
 def _ibis_evaluate(con: Any, c: Clock, server_pid: int | None,
