@@ -75,3 +75,14 @@ def test_engines_agree_on_keys_dtypes_and_order(query: list[str]) -> None:
                                            "num_ret": pl.Int64})
     assert_frame_equal(rf.evaluate(frame, measures, query=query, engine="duckdb"), polars_out)
     assert polars_out[query[-1]].to_list()[0] is None
+
+
+def test_a_failing_set_up_is_reported_once_by_the_call() -> None:
+    """The DuckDB face prepares on a thread while Polars checks the table; a connection that
+    cannot be used fails the call itself, not the thread (pytest turns an exception left in
+    a thread into an error)."""
+    con = duckdb.connect()
+    con.close()
+    judged = pl.DataFrame({"qid": ["a"], "rank": [1], "rel": [1]})
+    with pytest.raises(duckdb.Error):
+        rf.evaluate(judged, ["map"], engine="duckdb", con=con)

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import polars as pl
 
 from rankframe.errors import MeasureError
+from rankframe.measures import Measure, parse_all
 from rankframe.table.judge import Ties
 
 if TYPE_CHECKING:
-    from rankframe.measures import Measure
     from rankframe.metrics.registry import Metric
 
 __all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "parse_for", "preparing",
@@ -126,7 +126,12 @@ def preparing(face: Face, measures: Sequence[Measure], connection: Any = None
     Polars releases the GIL): the DuckDB face connects and loads its macros meanwhile
     instead of after."""
     metrics = {m.metric.name for m in measures}
-    thread = threading.Thread(target=face.prepare, args=(metrics, connection), daemon=True)
+
+    def prepare() -> None:
+        with suppress(Exception):  # evaluate does the set-up again, and reports its errors
+            face.prepare(metrics, connection)
+
+    thread = threading.Thread(target=prepare, daemon=True)
     thread.start()
     try:
         yield
@@ -139,13 +144,10 @@ def supports(face: Face, metric: Metric) -> bool:
     return metric.name not in face.unsupported
 
 
-def require_support(face: Face, measures: Sequence[Measure], *,
-                    unsupported: Mapping[str, str] | None = None) -> None:
-    """Raise a clear error for the first measure ``face`` cannot compute (``unsupported``, if
-    given, stands for ``face.unsupported``)."""
-    lacking = face.unsupported if unsupported is None else unsupported
+def require_support(face: Face, measures: Sequence[Measure]) -> None:
+    """Raise a clear error for the first measure ``face`` cannot compute."""
     for measure in measures:
-        reason = lacking.get(measure.metric.name)
+        reason = face.unsupported.get(measure.metric.name)
         if reason is not None:
             raise MeasureError(
                 f"measure {measure.label!r}: the {face.name} face has no "
@@ -154,16 +156,13 @@ def require_support(face: Face, measures: Sequence[Measure], *,
 
 
 def parse_for(face: Face, measures: str | Sequence[str], keys: Sequence[str],
-              threshold: float, *, unsupported: Mapping[str, str] | None = None
-              ) -> list[Measure]:
+              threshold: float) -> list[Measure]:
     """Measure strings parsed for ``face``: each one a metric it has (see
     :func:`require_support`), no label the name of a query column (labels become columns
     beside the keys)."""
-    from rankframe.measures import parse_all
-
     labels = [measures] if isinstance(measures, str) else list(measures)
     parsed = parse_all(labels, threshold=threshold)
-    require_support(face, parsed, unsupported=unsupported)
+    require_support(face, parsed)
     clash = set(labels) & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
