@@ -17,3 +17,8 @@ class InputError(RankframeError):
 
 class MeasureError(RankframeError):
     """A measure name or parameter is not understood."""
+
+
+class InputWarning(UserWarning):
+    """Input that is read as trec_eval reads it, but perhaps not as meant (a query id that
+    trec_eval takes for a comment)."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from rankframe import __version__
 from rankframe.cli import compare as cli_compare
 from rankframe.cli import eval as cli_eval
 from rankframe.cli import sql as cli_sql
-from rankframe.errors import RankframeError
+from rankframe.errors import InputWarning, RankframeError
 
 __all__ = ["build_parser", "main"]
 
@@ -47,7 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        status: int = args.handler(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", InputWarning)
+            warnings.showwarning = _show_warning
+            status: int = args.handler(args)
     except BrokenPipeError:
         # The reader left (``rankframe eval ... | head``): stop quietly, as cat does; the
         # interpreter's final flush of stdout must not fail again.
@@ -59,3 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     return status
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: object,
+                  **kwargs: object) -> None:
+    """A warning as one line on stderr, as errors are printed."""
+    print(f"rankframe: warning: {message}", file=sys.stderr)

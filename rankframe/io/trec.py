@@ -1,9 +1,11 @@
 """Readers for TREC run and qrels files.
 
-Both readers accept plain or gzip-compressed text (gzip is recognised by its magic bytes,
-whatever the file is called), fields separated by any run of whitespace (spaces, tabs),
-LF or CRLF line endings, a leading UTF-8 byte-order mark, blank lines and comment lines
-whose first field starts with ``#``.
+Both readers read their input once (a pipe or FIFO works) and accept plain or
+gzip-compressed text (gzip is recognised by its magic bytes, whatever the file is called),
+UTF-8, or UTF-16/UTF-32 with a byte-order mark (:mod:`rankframe.io.source`, which also
+refuses NUL bytes and lines over 1 MiB), fields separated by any run of whitespace (spaces,
+tabs), LF or CRLF line endings, blank lines, and comment lines (the first non-blank
+character is ``#``, trec_eval's rule; a comment that reads as a data line is warned about).
 
 Parsing is vectorised: the text is split into lines and fields by Polars string kernels,
 never by a Python loop over lines. Every problem raises :class:`rankframe.errors.InputError`
@@ -12,16 +14,15 @@ with a one-line message naming the file and the 1-based line number.
 
 from __future__ import annotations
 
-import codecs
-import gzip
 import os
-import zlib
+import warnings
 from pathlib import Path
 from typing import Final
 
 import polars as pl
 
-from rankframe.errors import InputError
+from rankframe.errors import InputWarning
+from rankframe.io.source import fail, read_text_bytes
 from rankframe.table.keys import pair_key
 
 __all__ = ["read_qrels", "read_run"]
@@ -34,7 +35,6 @@ _BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
 # (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
 _INTEGER: Final = r"^[+-]?[0-9]+$"
 _DECIMAL: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_GZIP_MAGIC: Final = b"\x1f\x8b"
 # Text is handed to Polars in pieces of about this many bytes, cut at line ends: pieces
 # are split into lines in parallel, and no string comes near Polars' 4 GiB limit.
 _CHUNK_BYTES: Final = 1 << 20
@@ -55,7 +55,8 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     -------
     pl.DataFrame
         Columns ``qid`` (String), ``docid`` (String), ``rank`` (Int64, as written in the
-        file; :func:`rankframe.table.judge.judge` ranks by score and ignores it), ``score``
+        file, NULL where it is not an integer: trec_eval skips the field, and
+        :func:`rankframe.table.judge.judge` ranks by score and ignores it), ``score``
         (Float64) and ``tag`` (String), one row per line, in file order.
 
     Raises
@@ -63,10 +64,15 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     FileNotFoundError
         If ``path`` does not exist.
     InputError
-        Naming the file and line: a line without exactly 6 fields, a rank that is not an
-        integer, a score that is not a finite number (``nan``, ``inf`` are rejected), a
-        ``(qid, docid)`` pair seen before, a binary (NUL bytes) or non-UTF-8 file, a broken
-        gzip stream, or a file with no run lines at all.
+        Naming the file and line: a line without exactly 6 fields, a score that is not a
+        finite number (``nan``, ``inf`` are rejected), a ``(qid, docid)`` pair seen before,
+        a binary (NUL bytes) or non-UTF-8 file, a line over 1 MiB, a broken gzip stream, an
+        I/O error, or a file with no run lines at all.
+
+    Warns
+    -----
+    InputWarning
+        A comment line that reads as a run line (a query id starting with ``#``).
 
     Examples
     --------
@@ -78,12 +84,14 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     [('q1', 'd1', 1, 2.5, 'bm25'), ('q1', 'd2', 2, 1.0, 'bm25')]
     """
     source = Path(path)
-    fast = _simple_table(source, "run", RUN_LAYOUT)
+    data = read_text_bytes(source, "run")
+    fast = _simple_table(data, RUN_LAYOUT)
     if fast is not None:
         return fast.select("qid", "docid", "rank", "score", "tag")
-    lines = _data_lines(source, "run")
+    lines = _data_lines(source, data, "run")
     wrong_count, count_message = _field_count("run", RUN_LAYOUT)
     raw_rank, raw_score = _field(3), _field(4)
+    # trec_eval skips the rank field; kept as an integer when it is one, else NULL.
     parsed = lines.select(
         "line",
         count_message=pl.when(wrong_count).then(count_message),
@@ -92,14 +100,11 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
         rank=_parse(raw_rank, _INTEGER, pl.Int64),
         score=_parse(raw_score, _DECIMAL, pl.Float64),
         tag=_field(5),
-        raw_rank=raw_rank,
         raw_score=raw_score,
     )
     problem = (
         pl.when(pl.col("count_message").is_not_null())
         .then("count_message")
-        .when(pl.col("rank").is_null())
-        .then(pl.format("rank '{}' is not an integer", "raw_rank"))
         .when(pl.col("score").is_null() | pl.col("score").is_infinite())
         .then(pl.format("score '{}' is not a finite number", "raw_score"))
     )
@@ -130,7 +135,13 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
     InputError
         Naming the file and line: a line without exactly 4 fields, a grade that is not an
         integer (``x``, ``1.5``), a ``(qid, docid)`` pair seen before, a binary or
-        non-UTF-8 file, a broken gzip stream, or a file with no qrels lines at all.
+        non-UTF-8 file, a line over 1 MiB, a broken gzip stream, an I/O error, or a file
+        with no qrels lines at all.
+
+    Warns
+    -----
+    InputWarning
+        A comment line that reads as a qrels line (a query id starting with ``#``).
 
     Examples
     --------
@@ -142,10 +153,11 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
     [('1', 'd1', 2), ('1', 'd7', 0)]
     """
     source = Path(path)
-    fast = _simple_table(source, "qrels", QRELS_LAYOUT)
+    data = read_text_bytes(source, "qrels")
+    fast = _simple_table(data, QRELS_LAYOUT)
     if fast is not None:
         return fast.select("qid", "docid", "rel")
-    lines = _data_lines(source, "qrels")
+    lines = _data_lines(source, data, "qrels")
     wrong_count, count_message = _field_count("qrels", QRELS_LAYOUT)
     raw_rel = _field(3)
     parsed = lines.select(
@@ -172,35 +184,15 @@ def _parse(raw: pl.Expr, pattern: str, dtype: type[pl.DataType]) -> pl.Expr:
     return pl.when(raw.str.contains(pattern)).then(raw.cast(dtype, strict=False))
 
 
-def _fail(source: Path, line: int | None, problem: str) -> InputError:
-    where = f"{source}" if line is None else f"{source}, line {line}"
-    return InputError(f"{where}: {problem}")
-
-
-def _raw_bytes(source: Path, kind: str) -> bytes:
-    """The file's bytes, gunzipped; raises for a missing file, a directory or bad gzip."""
-    if not source.exists():
-        raise FileNotFoundError(f"rankframe: {kind} file not found: {source}")
-    if source.is_dir():
-        raise _fail(source, None, f"is a directory, expected a {kind} file")
-    data = source.read_bytes()
-    if data.startswith(_GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise _fail(source, None, f"broken gzip stream ({exc})") from None
-    return data
-
-
 # Bytes that a plainly laid out file never holds: blanks other than the single space that
-# separates fields and the LF that ends lines (a tab, a CR ...), and NUL (a binary file).
-_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
+# separates fields and the LF that ends lines (a tab, a CR ...).
+_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r")
 # The fast path reads numbers with Polars' own parsers, which accept what the general path's
 # patterns accept, plus the non-finite spellings (nan, inf) that the check below rejects.
 _TYPES: Final = {"rank": pl.Int64, "score": pl.Float64, "rel": pl.Int64}
 
 
-def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFrame | None:
+def _simple_table(data: bytes, layout: tuple[str, ...]) -> pl.DataFrame | None:
     """The parsed table when the file is plainly laid out and clean, else None.
 
     Most run and qrels files are written by programs: one space between fields, LF line
@@ -213,8 +205,6 @@ def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFr
     proven, None sends the caller to the general path, which reads any layout and names
     the file and line of a problem.
     """
-    data = _raw_bytes(source, kind)
-    data = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
     if not data or any(blank in data for blank in _NOT_PLAIN):
         return None
     try:
@@ -231,7 +221,7 @@ def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFr
         return None
     tests = [pl.col(c).null_count() == 0 for c in layout]
     tests.append(pl.col("qid").str.starts_with("#").not_().all())
-    if kind == "run":
+    if "score" in layout:
         tests.append(pl.col("score").is_finite().all())
     passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
     if table.height == 0 or not all(passed):
@@ -241,18 +231,13 @@ def _simple_table(source: Path, kind: str, layout: tuple[str, ...]) -> pl.DataFr
     return table
 
 
-def _read_text(source: Path, kind: str) -> list[str]:
-    """The file's text as a few strings, each a whole number of lines, newlines dropped at
-    the piece boundaries so that splitting every piece on ``\\n`` yields the file's lines."""
-    data = _raw_bytes(source, kind)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise _fail(source, line, f"binary data (NUL byte); expected a text {kind} file")
-    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+def _read_text(source: Path, data: bytes, kind: str) -> list[str]:
+    """The text of ``data`` (UTF-8, NUL-free: see :mod:`rankframe.io.source`) as a few
+    strings, each a whole number of lines, newlines dropped at the piece boundaries so that
+    splitting every piece on ``\\n`` yields the file's lines."""
     data = data.translate(_BLANKS)
     pieces: list[str] = []
-    start = bom
+    start = 0
     while start < len(data):
         end = min(start + _CHUNK_BYTES, len(data))
         if end < len(data):
@@ -263,7 +248,7 @@ def _read_text(source: Path, kind: str) -> list[str]:
         except UnicodeDecodeError as exc:
             offset = start + exc.start
             line = data.count(b"\n", 0, offset) + 1
-            raise _fail(
+            raise fail(
                 source, line, f"not UTF-8 text (byte 0x{data[offset]:02x}); is this a {kind} file?"
             ) from None
         pieces.append(text[:-1] if text.endswith("\n") else text)
@@ -271,27 +256,54 @@ def _read_text(source: Path, kind: str) -> list[str]:
     return pieces
 
 
-def _data_lines(source: Path, kind: str) -> pl.DataFrame:
+def _data_lines(source: Path, data: bytes, kind: str) -> pl.DataFrame:
     """Columns ``line`` (1-based number) and ``fields`` (list of str) for every line that is
-    neither blank nor a comment; raises if there is no such line."""
-    pieces = _read_text(source, kind)
+    neither blank nor a comment; raises if there is no such line.
+
+    A comment is a line whose first non-blank character is ``#``: trec_eval's rule for runs
+    (its qrels reader wants the ``#`` in the first column, and fails on an indented one). A
+    comment that otherwise reads as a data line (a query id starting with ``#``) is skipped,
+    as trec_eval skips it, with an :class:`~rankframe.errors.InputWarning` naming the line,
+    so that no query vanishes silently."""
+    pieces = _read_text(source, data, kind)
+    text = pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " ")
     lines = (
         pl.DataFrame({"text": pieces}, schema={"text": pl.String})
         .select(pl.col("text").str.split("\n"))
         .explode("text")
         .with_row_index("line", offset=1)
-        .select(
-            pl.col("line").cast(pl.Int64),
-            pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " "),
-        )
-        .filter(pl.col("text") != "", pl.col("text").str.starts_with("#").not_())
-        .select("line", fields=pl.col("text").str.split(" "))
+        .select(pl.col("line").cast(pl.Int64), text)
+        .filter(pl.col("text") != "")
+        .select("line", pl.col("text").str.starts_with("#").alias("comment"),
+                fields=pl.col("text").str.split(" "))
     )
+    _warn_commented_data(source, lines.filter("comment"), kind)
+    lines = lines.filter(pl.col("comment").not_()).drop("comment")
     if lines.height == 0:
-        raise _fail(
+        raise fail(
             source, None, f"no {kind} lines (the file is empty or holds only blanks and comments)"
         )
     return lines
+
+
+def _warn_commented_data(source: Path, comments: pl.DataFrame, kind: str) -> None:
+    """Warn about the comment lines shaped like data lines (see :func:`_data_lines`)."""
+    layout, value, pattern = (
+        (RUN_LAYOUT, 4, _DECIMAL) if kind == "run" else (QRELS_LAYOUT, 3, _INTEGER))
+    shaped = comments.filter(
+        pl.col("fields").list.len() == len(layout),
+        _field(value).str.contains(pattern),
+    )
+    if shaped.height:
+        line, fields = shaped.row(0)[0], shaped.row(0)[2]
+        more = f" (and {shaped.height - 1} more such lines)" if shaped.height > 1 else ""
+        warnings.warn(
+            f"{source}, line {line}: skipped as a comment, as trec_eval does, although it "
+            f"reads as a {kind} line for query {fields[0]!r}{more}; a query id must not start "
+            f"with '#'",
+            InputWarning,
+            stacklevel=4,
+        )
 
 
 def _field_count(kind: str, layout: tuple[str, ...]) -> tuple[pl.Expr, pl.Expr]:
@@ -311,7 +323,7 @@ def _raise_first(source: Path, frame: pl.DataFrame, problem: pl.Expr) -> None:
     first = frame.select("line", problem=problem).drop_nulls("problem").head(1)
     if first.height:
         line, message = first.row(0)
-        raise _fail(source, line, message)
+        raise fail(source, line, message)
 
 
 def _raise_duplicate(source: Path, frame: pl.DataFrame, kind: str) -> None:
@@ -323,7 +335,7 @@ def _raise_duplicate(source: Path, frame: pl.DataFrame, kind: str) -> None:
         return
     line, qid, docid = (repeat[c][0] for c in ("line", "qid", "docid"))
     earlier = frame.filter(pl.col("qid") == qid, pl.col("docid") == docid)["line"][0]
-    raise _fail(
+    raise fail(
         source,
         line,
         f"duplicate document {docid!r} for query {qid!r} (first on line {earlier}); "
