@@ -495,7 +495,9 @@ def _judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, 
     grades = {(q, d): g for q, d, g in qrels}
     ranked_rows: list[tuple[Any, ...]] = []
     for qid in sorted({q for q, _, _ in run} & {q for q, _, _ in qrels}):
-        mine = sorted(((d, s + 0.0) for q, d, s in run if q == qid),
+        # Scores compare exactly in their own type; + 0.0 makes a float -0.0 equal 0.0.
+        mine = sorted(((d, s + 0.0 if isinstance(s, float) else s)
+                       for q, d, s in run if q == qid),
                       key=lambda item: (item[1], _text_order(item[0])), reverse=True)
         if options.depth is not None:
             mine = mine[: options.depth]
@@ -537,8 +539,10 @@ class OracleFace(PolarsNative):
         o = options
         rows = _judged_rows(run.select(o.query, o.doc, o.score).rows(),
                             qrels.select(o.query, o.doc, o.rel).rows(), o)
+        scores = run.schema[o.score]  # floats become Float64; integers keep their dtype
         schema = {o.query: run.schema[o.query], o.doc: run.schema[o.doc], "rank": pl.Int64(),
-                  o.rel: qrels.schema[o.rel], o.score: pl.Float64()}
+                  o.rel: qrels.schema[o.rel],
+                  o.score: pl.Float64() if scores.is_float() else scores}
         if o.ties == "average":
             schema |= {"tie_first": pl.Int64(), "tie_size": pl.Int64()}
         return pl.DataFrame(rows, schema=schema, orient="row")

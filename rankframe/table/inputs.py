@@ -55,8 +55,7 @@ def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
     run_columns = [
         _cast(query, run_schema[query], query_dtype),
         _cast(doc, run_schema[doc], doc_dtype),
-        # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
-        (_cast(score, run_schema[score], pl.Float64()) + 0.0).alias(score),
+        _score(score, run_schema[score]),
     ]
     qrels_columns = [
         _cast(query, qrels_schema[query], query_dtype),
@@ -64,6 +63,20 @@ def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
         pl.col(rel),
     ]
     return run_columns, qrels_columns
+
+
+def score_dtype(dtype: pl.DataType) -> pl.DataType:
+    """The dtype of the judged table's score: Float64 for a float column, the column's own
+    for integers and decimals, which are compared exactly (an integer above 2**53 has no
+    exact Float64)."""
+    return pl.Float64() if dtype.is_float() else dtype
+
+
+def _score(name: str, dtype: pl.DataType) -> pl.Expr:
+    if not dtype.is_float():
+        return pl.col(name)
+    # + 0.0 turns -0.0 into 0.0: the two are equal scores, and tie as such.
+    return (_cast(name, dtype, pl.Float64()) + 0.0).alias(name)
 
 
 def _cast(name: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:

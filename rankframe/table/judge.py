@@ -22,7 +22,13 @@ import polars as pl
 
 from rankframe import validation
 from rankframe.table.blocks import judge_frames, positive_rows
-from rankframe.table.inputs import Names, id_dtype, prepared_columns, require, schema_of
+from rankframe.table.inputs import (
+    Names,
+    id_dtype,
+    prepared_columns,
+    require,
+    schema_of,
+)
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
 __all__ = ["judge", "judge_positive_rows", "positive_rows", "unjudged_run_queries"]
@@ -87,7 +93,7 @@ def judge(
     """Join a run and qrels into the judged long table.
 
     ``rank`` is the 1-based position after sorting each query's run rows by ``score``
-    descending, ties broken by ``doc`` descending compared as text in byte order (integer
+    (compared exactly in its own type: integers are never cast to floats) descending, ties broken by ``doc`` descending compared as text in byte order (integer
     ids are compared as their decimal strings, so document 9 ranks above document 10 on a
     tied score), exactly as trec_eval does. Any rank column of the run is ignored.
 
@@ -119,7 +125,8 @@ def judge(
     Returns
     -------
     pl.DataFrame or pl.LazyFrame
-        Columns ``query``, ``doc``, ``rank`` (Int64), ``rel``, ``score`` (Float64), plus
+        Columns ``query``, ``doc``, ``rank`` (Int64), ``rel``, ``score`` (Float64 for float
+        scores; integer and decimal scores keep their dtype), plus
         ``tie_first``, ``tie_size`` with ``ties="average"``. Row order: the retrieved rows
         by query, then rank; after them the judged-but-unretrieved rows by query, then doc
         (so each query's rows, filtered out, read best rank first, unretrieved last). A
@@ -167,7 +174,7 @@ def judge(
 
     ids, grades = run_lf.collect_schema(), qrels_lf.collect_schema()
     schema = pl.Schema([(query, ids[query]), (doc, ids[doc]), ("rank", pl.Int64()),
-                        (rel, grades[rel]), (score, pl.Float64())])
+                        (rel, grades[rel]), (score, ids[score])])
     if tied:
         schema.update({TIE_FIRST: pl.Int64(), TIE_SIZE: pl.Int64()})
     return pl.defer(judged, schema=schema)
