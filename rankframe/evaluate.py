@@ -16,17 +16,53 @@ from typing import Any
 import polars as pl
 
 from rankframe import faces
-from rankframe.errors import InputError
+from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.checks import check_frame, check_judged
+from rankframe.table.inputs import schema_of
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
+from rankframe.validation import MAX_GRADE
 
 JudgedTable = pl.DataFrame | pl.LazyFrame
 
 
-def _keys(query: str | Sequence[str]) -> list[str]:
-    return [query] if isinstance(query, str) else list(query)
+def _keys(query: str | Sequence[str], fn: str = "evaluate", name: str = "query") -> list[str]:
+    keys = [query] if isinstance(query, str) else list(query)
+    if not keys or not all(isinstance(k, str) for k in keys):
+        raise InputError(f"{fn}: {name} must name one column or several, got {query!r}")
+    return keys
+
+
+def _distinct(fn: str, keys: list[str], rel: str, rank: str) -> None:
+    """Raise unless the query columns, ``rel`` and ``rank`` are different columns."""
+    roles = [*keys, rel, rank]
+    if len(set(roles)) != len(roles):
+        raise InputError(f"{fn}: the query column(s) {keys}, rel={rel!r} and rank={rank!r} "
+                         f"must be different columns")
+
+
+def _exponential(parsed: list[Measure]) -> float | None:
+    """The largest grade the measures can take: :data:`MAX_GRADE` when one computes
+    ``2**rel`` (exponential gain, ERR), else None."""
+    if any(m.values.get("gain") == "exponential" or m.metric.name == "err" for m in parsed):
+        return MAX_GRADE
+    return None
+
+
+def _require_read(fn: str, judged: JudgedTable, parsed: list[Measure],
+                  columns: dict[str, str]) -> None:
+    """Raise if a measure reads a column beyond query, rel and rank (the tie columns) that
+    the table lacks."""
+    have = schema_of(judged).names()
+    for m in parsed:
+        for c in m.metric.columns:
+            if c not in ("rel", "rank") and columns[c] not in have:
+                raise InputError(
+                    f"{fn}: measure {m.label!r} reads column {columns[c]!r}, which the table "
+                    f"lacks; judge(..., ties='average') adds the tie columns "
+                    f"(tie_first, tie_size)"
+                )
 
 
 def evaluate(
@@ -73,18 +109,22 @@ def evaluate(
     [('a', 0.0, 0.5), ('b', 1.0, 1.0)]
     """
     keys = _keys(query)
+    _distinct("evaluate", keys, rel, rank)
     face, parsed = _parsed("evaluate", measures, keys, engine, threshold)
     columns = _COLUMNS | {"rel": rel, "rank": rank}
+    _require_read("evaluate", judged, parsed, columns)
+    max_grade = _exponential(parsed)
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
     grouped, new_key = False, None
     with preparing(face, parsed, con):
         if isinstance(judged, pl.DataFrame):
-            grouped, new_key = check_frame(judged, keys, rel, rank)
+            grouped, new_key = check_frame(judged, keys, rel, rank, max_grade)
             judged = judged[needed]  # no copy (select would plan a query)
         else:
-            judged = check_judged(judged, query=keys, rel=rel, rank=rank).select(needed)
+            judged = check_judged(judged, query=keys, rel=rel, rank=rank,
+                                  max_grade=max_grade).select(needed)
         if _positive_rows_suffice(parsed):
             judged = positive_rows(judged, keys, rel, new_key)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
@@ -169,11 +209,27 @@ def evaluate_run(
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
                         threshold=threshold, con=con)
+    max_grade = _exponential(parsed)
+    if max_grade is not None and isinstance(qrels, pl.DataFrame) and rel in qrels.columns:
+        _grades_at_most(fn, qrels, query, rel, max_grade)
     with preparing(face, parsed, con):
         rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
                                    depth=depth)
     return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
                                         connection=con))
+
+
+def _grades_at_most(fn: str, qrels: pl.DataFrame, query: str, rel: str,
+                    max_grade: float) -> None:
+    """Raise for the first qrels row with a grade above ``max_grade``."""
+    high = qrels.get_column(rel) > max_grade
+    if high.any():
+        row = int(high.arg_max() or 0)
+        raise InputError(
+            f"{fn}: query {qrels[query][row]!r} has grade {qrels[rel][row]} in {rel!r} at "
+            f"row {row} (0-based) of the qrels; the exponential gain 2**rel - 1 needs grades "
+            f"<= {max_grade:g}, so that its sums stay finite"
+        )
 
 
 def _aggregate(measure: Measure) -> pl.Expr:
@@ -183,6 +239,20 @@ def _aggregate(measure: Measure) -> pl.Expr:
     if measure.summary == "gmean":
         return column.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log().mean().exp()
     return column.mean()
+
+
+def _summary_measure(label: str, guessed: bool) -> Measure:
+    """The measure a column of a per-query table holds; a column taken for one by default
+    that is not one gets a hint."""
+    try:
+        return parse(label)
+    except MeasureError:
+        if not guessed:
+            raise
+        raise MeasureError(
+            f"summarize: column {label!r} is not a measure; name it in query= or by= "
+            f"(e.g. by={label!r}), or list the measures to summarize"
+        ) from None
 
 
 def summarize(
@@ -212,7 +282,8 @@ def summarize(
     missing = [c for c in labels if c not in per_query.columns]
     if missing:
         raise InputError(f"summarize: column(s) {missing} not in the table {per_query.columns}")
-    exprs = [_aggregate(parse(label)).alias(label) for label in labels]
+    exprs = [_aggregate(_summary_measure(label, measures is None)).alias(label)
+             for label in labels]
     if groups:
         return per_query.group_by(groups, maintain_order=True).agg(exprs).sort(groups)
     return per_query.select(exprs)

@@ -15,6 +15,7 @@ geometric mean).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -192,9 +193,13 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
             values["recall_weight"] = _number(label, cutoff, integer=False)
     elif cutoff is not None:
         raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
+    given: set[str] = set()
     for item in filter(None, (part.strip() for part in params.split(","))):
         key, sep, raw = item.partition("=")
         key = key.strip()
+        if key in given:
+            raise MeasureError(f"measure {label!r}: parameter {key!r} is given twice")
+        given.add(key)
         if not sep or key not in names or key in ("k", "recall", "p") or key == alias.cutoff:
             allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
             raise MeasureError(
@@ -217,8 +222,13 @@ def parse_all(labels: list[str] | tuple[str, ...], *, threshold: float | None = 
     """Parse several measure strings; labels must be distinct (they become column names)."""
     if isinstance(labels, str):
         labels = [labels]
+    if not isinstance(labels, Sequence):
+        raise MeasureError(
+            f"measures must be a measure string or a list of them, got {labels!r}")
     seen: set[str] = set()
     for label in labels:
+        if not isinstance(label, str):
+            raise MeasureError(f"a measure must be a string such as 'ndcg@10', got {label!r}")
         if label in seen:
             raise MeasureError(f"measure {label!r} is requested twice")
         seen.add(label)

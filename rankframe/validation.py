@@ -9,17 +9,23 @@ DuckDB or Spark, with one message per kind everywhere::
 
     {function}: {argument} must {what is allowed}, got {value!r}[ of type {type}]
 
-a ``TypeError`` (with the type) when the value is not of the kind at all, a ``ValueError``
-when it is but lies outside what is allowed.
+a ``TypeError`` (with the type) when the value is not of the kind at all, a
+:class:`~rankframe.errors.MeasureError` (a ``ValueError``) when it is but lies outside what
+is allowed. Integers are whatever ``operator.index`` takes (``int``, NumPy integers), not
+bools; a cutoff is at most ``2**63 - 1`` (Int64, what every engine counts ranks in), and a
+grade at most 960 (sums of ``2**grade`` must stay finite).
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any, TypeVar
+
+from rankframe.errors import MeasureError
 
 __all__ = ["RULES", "Rule", "check", "choice", "cutoff"]
 
@@ -31,8 +37,14 @@ def _always(value: object) -> bool:
 
 
 def _integer(value: object) -> bool:
-    """A Python or NumPy integer, not a bool."""
-    return isinstance(value, Integral) and not isinstance(value, bool)
+    """An integer (anything ``operator.index`` takes: Python or NumPy), not a bool."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)  # type: ignore[call-overload]
+    except TypeError:
+        return False
+    return True
 
 
 def _finite(value: object) -> bool:
@@ -62,16 +74,23 @@ class Rule:
     got: str = ", got"
 
 
+#: The largest cutoff (Int64's maximum), and the largest grade: 2**960 summed over up to 2**63
+#: rows stays below Float64's maximum 2**1024, so a sum of exponential gains never overflows.
+MAX_CUTOFF = 2**63 - 1
+MAX_GRADE = 960
+
 _POSITIVE = Rule("be a finite number > 0", _finite, lambda v: v > 0, float)
 _UNIT = Rule("lie in [0, 1]", _finite, lambda v: 0 <= v <= 1, float)
 
 #: The rule of every parameter kind but ``choice``, whose rule comes from the choices.
 RULES: dict[str, Rule] = {
-    "cutoff": Rule("be a positive integer or None (whole list)", _integer, lambda v: v >= 1,
-                   int, takes_none=True),
+    "cutoff": Rule("be a positive integer below 2**63 or None (whole list)", _integer,
+                   lambda v: 1 <= operator.index(v) <= MAX_CUTOFF, operator.index,
+                   takes_none=True),
     "threshold": _POSITIVE,
     "weight": _POSITIVE,
-    "grade": _POSITIVE,
+    "grade": Rule(f"be a finite number in (0, {MAX_GRADE}]", _finite,
+                  lambda v: 0 < v <= MAX_GRADE, float),
     "recall_level": _UNIT,
     "penalty": _UNIT,
     "persistence": Rule("lie in (0, 1)", _finite, lambda v: 0 < v < 1, float),
@@ -97,7 +116,7 @@ def check(func: str, name: str, kind: str, value: object, *,
         raise TypeError(f"{func}: {name} must {allowed}{rule.got} {value!r} "
                         f"of type {type(value).__name__}")
     if not rule.holds(value):
-        raise ValueError(f"{func}: {name} must {allowed}{rule.got} {value!r}")
+        raise MeasureError(f"{func}: {name} must {allowed}{rule.got} {value!r}")
     return rule.convert(value)
 
 

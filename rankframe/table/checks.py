@@ -29,13 +29,15 @@ _FN = "check_judged"
 
 @overload
 def check_judged(
-    frame: pl.DataFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...
+    frame: pl.DataFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...,
+    max_grade: float | None = ...,
 ) -> pl.DataFrame: ...
 
 
 @overload
 def check_judged(
-    frame: pl.LazyFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...
+    frame: pl.LazyFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...,
+    max_grade: float | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -46,6 +48,7 @@ def check_judged(
     query: str | Sequence[str] = ...,
     rel: str = ...,
     rank: str = ...,
+    max_grade: float | None = ...,
 ) -> pl.DataFrame | pl.LazyFrame: ...
 
 
@@ -55,6 +58,7 @@ def check_judged(
     query: str | Sequence[str] = "qid",
     rel: str = "rel",
     rank: str = "rank",
+    max_grade: float | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Validate a judged long table and return it unchanged.
 
@@ -65,10 +69,13 @@ def check_judged(
     query
         The query key: a column name or several (``("system", "qid")``).
     rel
-        Relevance grades: any numeric dtype, NULL = unjudged, no NaN.
+        Relevance grades: any numeric dtype, NULL = unjudged, finite (no NaN or infinity).
     rank
         Ranks: any integer dtype, NULL = not retrieved, otherwise >= 1 and unique within
         a query.
+    max_grade
+        The largest grade allowed, or None. ``evaluate`` passes 960 when a measure uses
+        the exponential gain ``2**rel - 1``, whose sums could overflow Float64 above it.
 
     Returns
     -------
@@ -80,8 +87,9 @@ def check_judged(
     ------
     InputError
         A missing column (the message lists the columns there are), a rank column that is
-        not integer, a rel column that is not numeric, a rank < 1, a rank repeated within a
-        query, or a NaN grade; the query and rank at fault are named.
+        not integer, a rel column that is not numeric, a NULL query id, a rank < 1, a rank
+        repeated within a query, a NaN or infinite grade, or a grade above ``max_grade``;
+        the column, query and rank at fault are named.
 
     Examples
     --------
@@ -104,7 +112,7 @@ def check_judged(
     _check_schema(schema, keys, rel, rank)
 
     def check_data(data: pl.DataFrame) -> pl.DataFrame:
-        check_frame(data, keys, rel, rank)
+        check_frame(data, keys, rel, rank, max_grade)
         return data
 
     if isinstance(frame, pl.LazyFrame):
@@ -139,14 +147,15 @@ class Checked(NamedTuple):
     new_key: pl.Series | None
 
 
-def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked:
+def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
+                max_grade: float | None = None) -> Checked:
     """:func:`check_judged` for a DataFrame, for ``evaluate``: raises the same errors, and
     says whether the rows were found sorted by the query key (so a caller may flag the key
     column as sorted, which lets Polars group contiguous rows without hashing)."""
     _check_schema(data.schema, keys, rel, rank)
-    checked = valid_in_order(data, keys, rel, rank)
+    checked = valid_in_order(data, keys, rel, rank, max_grade)
     if checked is None:
-        locate_problem(data, keys, rel, rank)
+        locate_problem(data, keys, rel, rank, max_grade)
         return Checked(grouped=False, new_key=None)
     return checked
 
@@ -154,9 +163,10 @@ def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Che
 _ORDERED_KEYS = (pl.String, pl.Boolean)
 
 
-def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> Checked | None:
+def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
+                   max_grade: float | None = None) -> Checked | None:
     """A linear test that passes only for a valid table: no NULL key, no rank < 1, no NaN
-    grade, and the ranked rows, in the order they come, sorted by the query key with each
+    or infinite grade, none above ``max_grade``, and the ranked rows, in the order they come, sorted by the query key with each
     query's ranks increasing. Then a repeated rank would sit next to its twin, so comparing
     each row with the one before proves the ranks unique without hashing. ``judge``'s table
     passes (its ranked rows come first), and so does a table sorted by query and rank.
@@ -172,7 +182,9 @@ def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> 
     if schema[rank] != pl.Null:
         tests.append((pl.col(rank) >= 1).all(ignore_nulls=True))
     if schema[rel].is_float():
-        tests.append(pl.col(rel).is_nan().any().not_())
+        tests.append(pl.col(rel).is_finite().all(ignore_nulls=True))
+    if max_grade is not None and schema[rel] != pl.Null:
+        tests.append((pl.col(rel) <= max_grade).all(ignore_nulls=True))
     if not all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)):
         return None
     new_key = _new_key(data, keys)
@@ -203,8 +215,16 @@ def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -
     return ascending(data.select(keys).filter(new_key))
 
 
-def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> None:
+def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
+                   max_grade: float | None = None) -> None:
     """Raise for the first problem of ``data``, by exact (hashing) checks."""
+    for key in keys:
+        nulls = data.get_column(key).is_null()
+        if nulls.any():
+            raise InputError(
+                f"{_FN}: the query column {key!r} is NULL at row {nulls.arg_max()} "
+                f"(0-based); every row needs a query id"
+            )
     indexed = data.select(*keys, rank, rel).with_row_index("__row")
     low = indexed.filter(pl.col(rank) < 1).head(1)
     if low.height:
@@ -230,6 +250,20 @@ def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str) -> 
             raise InputError(
                 f"{_FN}: query {_key(nan, keys)} has a NaN grade in {rel!r} at row "
                 f"{nan['__row'][0]} (0-based); use NULL for an unjudged row"
+            )
+        infinite = indexed.filter(pl.col(rel).is_infinite()).head(1)
+        if infinite.height:
+            raise InputError(
+                f"{_FN}: query {_key(infinite, keys)} has an infinite grade in {rel!r} at row "
+                f"{infinite['__row'][0]} (0-based); grades must be finite"
+            )
+    if max_grade is not None and data.schema[rel] != pl.Null:
+        high = indexed.filter(pl.col(rel) > max_grade).head(1)
+        if high.height:
+            raise InputError(
+                f"{_FN}: query {_key(high, keys)} has grade {high[rel][0]} in {rel!r} at row "
+                f"{high['__row'][0]} (0-based); the exponential gain 2**rel - 1 needs grades "
+                f"<= {max_grade:g}, so that its sums stay finite"
             )
 
 

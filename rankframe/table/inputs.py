@@ -111,7 +111,7 @@ def id_dtype(fn: str, name: str, run_dtype: pl.DataType, qrels_dtype: pl.DataTyp
     if run_text and qrels_text:
         return pl.String()
     if not run_text and not qrels_text:
-        return run_dtype if run_dtype == qrels_dtype else pl.Int64()
+        return _common_integer(run_dtype, qrels_dtype)
     raise InputError(
         f"{fn}: column {name!r} is {run_dtype} in the run but {qrels_dtype} in the qrels; "
         f"ids must be strings on both sides or integers on both sides "
@@ -119,8 +119,22 @@ def id_dtype(fn: str, name: str, run_dtype: pl.DataType, qrels_dtype: pl.DataTyp
     )
 
 
+def _common_integer(a: pl.DataType, b: pl.DataType) -> pl.DataType:
+    """The dtype holding every value of integer dtypes ``a`` and ``b``: ``a`` if they are the
+    same, UInt64 for two unsigned, Int128 for UInt64 and a signed one, else Int64."""
+    if a == b:
+        return a
+    unsigned = [d.is_unsigned_integer() for d in (a, b)]
+    if all(unsigned):
+        return pl.UInt64()
+    if pl.UInt64() in (a, b) or any(d == pl.Int128 for d in (a, b)):
+        return pl.Int128()
+    return pl.Int64()
+
+
 def check_values(fn: str, side: str, data: pl.DataFrame, query: str, doc: str, value: str) -> None:
-    """Raise for the first NULL id or value, then for the first NaN value."""
+    """Raise for the first NULL id or value, then for the first NaN value, and in the qrels
+    for the first infinite grade."""
     for name in (query, doc, value):
         nulls = data[name].is_null()
         if nulls.any():
@@ -133,6 +147,13 @@ def check_values(fn: str, side: str, data: pl.DataFrame, query: str, doc: str, v
             raise InputError(
                 f"{fn}: column {value!r} of the {side} is NaN at row {row} (0-based) "
                 f"(query {data[query][row]!r}, {doc} {data[doc][row]!r})"
+            )
+        infinite = data[value].is_infinite()
+        if side == "qrels" and infinite.any():
+            row = int(infinite.arg_max() or 0)
+            raise InputError(
+                f"{fn}: column {value!r} of the {side} is infinite at row {row} (0-based) "
+                f"(query {data[query][row]!r}, {doc} {data[doc][row]!r}); grades must be finite"
             )
 
 

@@ -8,8 +8,9 @@ returns one row per (query, document): ``rank`` NULL for judged-but-unretrieved 
 queries that :func:`judge` leaves out because the qrels know nothing about them.
 
 Id dtype policy: query and document ids must be strings (``String``, ``Categorical`` or
-``Enum``, compared as strings) or integers on *both* sides. Integer ids of different widths
-are widened to ``Int64``. A string id on one side and an integer on the other raises
+``Enum``, compared as strings) or integers on *both* sides. Integer ids of different dtypes
+are widened to ``Int64`` (``UInt64`` if both are unsigned, ``Int128`` for ``UInt64`` beside a
+signed one, so that no id changes). A string id on one side and an integer on the other raises
 :class:`~rankframe.errors.InputError` instead of being cast, because a cast decides
 silently whether ``"007"`` and ``7`` are the same document.
 """
