@@ -94,9 +94,10 @@ def judge(
     """Join a run and qrels into the judged long table.
 
     ``rank`` is the 1-based position after sorting each query's run rows by ``score``
-    (compared exactly in its own type: integers are never cast to floats) descending, ties broken by ``doc`` descending compared as text in byte order (integer
-    ids are compared as their decimal strings, so document 9 ranks above document 10 on a
-    tied score), exactly as trec_eval does. Any rank column of the run is ignored.
+    descending (compared exactly in its own type: integers are never cast to floats), ties
+    broken by ``doc`` descending compared as text in byte order (integer ids are compared as
+    their decimal strings, so document 9 ranks above document 10 on a tied score), exactly
+    as trec_eval does. Any rank column of the run is ignored.
 
     Then a full outer join on (query, doc): run-only rows get ``rel`` NULL, qrels-only rows
     get ``rank`` NULL. Queries of the qrels with no run rows are kept (all their ranks are
