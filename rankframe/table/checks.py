@@ -167,8 +167,9 @@ def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
                    max_grade: float | None = None) -> Checked | None:
     """A linear test that passes only for a valid table: no NULL key, no rank < 1, no NaN
     or infinite grade, none above ``max_grade``, and the ranked rows, in the order they
-    come, sorted by the query key with each query's ranks increasing. Then a repeated rank would sit next to its twin, so comparing
-    each row with the one before proves the ranks unique without hashing. ``judge``'s table
+    come, sorted by the query key with each query's ranks increasing. Then a repeated rank
+    would sit next to its twin, so comparing each row with the one before proves the ranks
+    unique without hashing. ``judge``'s table
     passes (its ranked rows come first), and so does a table sorted by query and rank.
 
     None means "not proven": the caller runs :func:`locate_problem`, which names the problem.
