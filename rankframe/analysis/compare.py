@@ -133,7 +133,8 @@ def compare(
 
           * t: :math:`t = \bar d / (s_d/\sqrt n)`, :math:`p = 2\,P(T_{n-1} \ge |t|)`
             (as :func:`scipy.stats.ttest_rel`); when :math:`s_d = 0`, p = 1 if
-            :math:`\bar d = 0` else 0.
+            :math:`\bar d = 0` else 0. "= 0" allows rounding noise: within
+            :math:`10^{-12} \max |x|`.
           * randomization: :math:`p = (1 + \#\{b : |\bar{(\epsilon_b d)}| \ge |\bar d|\})
             / (1 + B)` over B random sign vectors :math:`\epsilon_b \in \{-1, 1\}^n`;
             when :math:`2^n \le` ``n_resamples`` all sign vectors are enumerated and
@@ -146,7 +147,7 @@ def compare(
           Bonferroni :math:`\min(1, m\,p)`; ``significant``: :math:`\tilde p \le \alpha`.
         - ``wins``/``ties``/``losses``: queries with :math:`d_q > 0`, :math:`= 0`, :math:`< 0`.
         - ``effect_size``: paired Cohen's :math:`d_z = \bar d / s_d`; NULL when
-          :math:`s_d = 0` or :math:`n < 2`.
+          :math:`s_d = 0` (within rounding noise, as above) or :math:`n < 2`.
 
         The baseline's row has NULL in every column about the difference. With ``n < 2``
         the t intervals and the p-value are NULL (and that test leaves the family).
@@ -420,7 +421,10 @@ def _measure_stats(
     if n >= 2:
         t_crit = float(stats.t.ppf(hi_q, n - 1))
         half = t_crit * x.std(axis=0, ddof=1) / math.sqrt(n)
+        # A spread within rounding noise of the values is none: a constant difference
+        # computed in floating point takes the zero-variance branch, not t = 1e15.
         d_sd = d.std(axis=0, ddof=1)
+        d_sd = np.where(d_sd <= _noise(np, x), 0.0, d_sd)
         d_half = t_crit * d_sd / math.sqrt(n)
     else:
         half = np.full(n_sys, np.nan)
@@ -430,7 +434,7 @@ def _measure_stats(
     if n < 2:
         p = np.full(len(others), np.nan)
     elif test == "t":
-        p = _t_pvalues(np, stats, d_mean, d_sd, n)
+        p = _t_pvalues(np, stats, d_mean, d_sd, n, _noise(np, x))
     elif test == "randomization":
         p = _randomization_pvalues(np, d, n_resamples, rng, bar)
     else:
@@ -479,8 +483,15 @@ def _tolerance(np: Any, d: FloatArray) -> FloatArray:
     return tol
 
 
-def _t_pvalues(np: Any, stats: Any, d_mean: FloatArray, d_sd: FloatArray, n: int) -> FloatArray:
-    p: FloatArray = np.where(d_mean == 0, 1.0, 0.0)
+def _noise(np: Any, x: FloatArray) -> float:
+    """What rounding can leave of zero in means and spreads of ``x``: 1e-12 of its
+    largest magnitude."""
+    return 1e-12 * float(np.abs(x).max()) if x.size else 0.0
+
+
+def _t_pvalues(np: Any, stats: Any, d_mean: FloatArray, d_sd: FloatArray, n: int,
+               noise: float) -> FloatArray:
+    p: FloatArray = np.where(np.abs(d_mean) <= noise, 1.0, 0.0)
     spread = d_sd > 0
     if spread.any():
         t = d_mean[spread] / (d_sd[spread] / math.sqrt(n))

@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise RankframeError("compare needs at least two runs")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
+    if not 0 <= args.digits <= 15:
+        raise RankframeError(f"--digits must be a number of decimals in 0..15, got {args.digits}")
     measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
     qrels, runs = read_qrels(args.qrels), read_runs(args.runs)
     names = dict(zip(args.runs, runs, strict=True))  # run path, as given -> system name

@@ -20,8 +20,11 @@ from rankframe.analysis.runs import trec_eval_per_query
 from rankframe.errors import RankframeError
 from rankframe.io import read_qrels, read_run
 from rankframe.measures import measure_names
+from rankframe.validation import MAX_CUTOFF
 
 __all__ = ["add_parser", "measure_help", "run"]
+
+_QUERIES_ONLY = "num_ret"
 
 
 def measure_help() -> str:
@@ -98,8 +101,9 @@ def _write(lines: list[trec_eval.Line], fmt: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout, return 0."""
-    if args.M is not None and args.M < 1:
-        raise RankframeError(f"-M must be a positive number of results, got {args.M}")
+    if args.M is not None and not 1 <= args.M <= MAX_CUTOFF:
+        raise RankframeError(
+            f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = trec_eval.select(args.m)
@@ -108,10 +112,14 @@ def run(args: argparse.Namespace) -> int:
     unjudged = trec_eval.unjudged_count(run_frame, qrels)
     if unjudged:
         print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
-    per_query = trec_eval_per_query(run_frame, qrels, list(strings.values()),
+    # runid and num_q alone need only the queries: any measure lists them.
+    needed = list(strings.values()) or [_QUERIES_ONLY]
+    per_query = trec_eval_per_query(run_frame, qrels, needed,
                                     all_queries=args.c, depth=args.M, ties=args.ties,
                                     threshold=args.l, engine=args.engine)
     per_query = per_query.rename({string: name for name, string in strings.items()})
+    if not strings:
+        per_query = per_query.drop(_QUERIES_ONLY)
     runid = str(run_frame["tag"][0]) if run_frame.height else ""
     lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                             summaries=not args.n)
