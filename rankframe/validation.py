@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from rankframe.errors import MeasureError
 
-__all__ = ["RULES", "Rule", "check", "choice", "cutoff"]
+__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "integer"]
 
 T = TypeVar("T", bound=str)
 
@@ -41,7 +41,7 @@ def _integer(value: object) -> bool:
     if isinstance(value, bool):
         return False
     try:
-        operator.index(value)  # type: ignore[call-overload]
+        operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         return False
     return True
@@ -123,6 +123,14 @@ def check(func: str, name: str, kind: str, value: object, *,
 def cutoff(func: str, k: object, *, name: str = "k") -> int | None:
     """Return ``k`` if it is a positive integer or ``None`` (the whole list)."""
     result: int | None = check(func, name, "cutoff", k)
+    return result
+
+
+def integer(func: str, name: str, value: object, minimum: int) -> int:
+    """``value`` as an ``int`` if it is an integer (see :func:`_integer`) >= ``minimum``."""
+    if not _integer(value) or operator.index(value) < minimum:  # type: ignore[arg-type]
+        raise ValueError(f"{func}: {name} must be an integer >= {minimum}, got {value!r}")
+    result: int = operator.index(value)  # type: ignore[arg-type]
     return result
 
 

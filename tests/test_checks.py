@@ -4,6 +4,7 @@ rule on generated tables."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import polars as pl
@@ -87,10 +88,10 @@ def test_composite_query_key() -> None:
         check_judged(frame, query="qid")
 
 
-def test_null_query_key_duplicate_is_named() -> None:
+def test_null_query_key_is_named() -> None:
     frame = pl.DataFrame({"qid": [None, None], "rank": [1, 1], "rel": [1, 0]},
                          schema_overrides={"qid": pl.String})
-    with pytest.raises(InputError, match="query None has rank 1 twice"):
+    with pytest.raises(InputError, match="the query column 'qid' is NULL at row 0"):
         check_judged(frame)
 
 
@@ -102,12 +103,14 @@ def test_bad_arguments() -> None:
 
 
 def is_valid(frame: pl.DataFrame) -> bool:
-    """§1 as a loop: ranks >= 1 and unique per query, no NaN grade."""
+    """§1 as a loop: query ids not NULL, ranks >= 1 and unique per query, finite grades."""
+    if frame["qid"].null_count():
+        return False
     ranks = Counter((q, r) for q, r in zip(frame["qid"], frame["rank"], strict=True)
                     if r is not None)
     if any(r < 1 for _, r in ranks) or any(n > 1 for n in ranks.values()):
         return False
-    return not any(g is not None and g != g for g in frame["rel"])
+    return not any(g is not None and not math.isfinite(g) for g in frame["rel"])
 
 
 @st.composite

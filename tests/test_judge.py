@@ -186,7 +186,7 @@ def test_custom_names_and_id_dtypes() -> None:
                           "grade": [0.5]})
     out = judge(run, qrels, query="topic", doc="doc", score="s", rel="grade")
     assert out.schema == pl.Schema({"topic": pl.Int64, "doc": pl.String, "rank": pl.Int64,
-                                    "grade": pl.Float64, "s": pl.Float64})
+                                    "grade": pl.Float64, "s": pl.Int64})
     assert out.rows() == [(1, "y", 1, None, 2.0), (1, "x", 2, 0.5, 1.0)]
 
 

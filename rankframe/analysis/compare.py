@@ -188,8 +188,7 @@ def compare(
     missing = validation.choice(fn, "missing", missing, ("error", "intersect", "zero"))
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"{fn}: alpha must be a number in (0, 1), got {alpha!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ValueError(f"{fn}: n_resamples must be a positive integer, got {n_resamples!r}")
+    n_resamples = validation.integer(fn, "n_resamples", n_resamples, 1)
 
     np = _require("numpy")
     stats = _require("scipy.stats")

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from rankframe import validation
 from rankframe.errors import InputError
 
 __all__ = ["significance_markers", "system_letters", "to_latex", "to_markdown", "to_text"]
@@ -249,8 +250,7 @@ def _check(cmp: pl.DataFrame) -> None:
 def _cells(
     cmp: pl.DataFrame, digits: int, render: _Render
 ) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise ValueError(f"report: digits must be a non-negative integer, got {digits!r}")
+    digits = validation.integer("report", "digits", digits, 0)
     marks = significance_markers(cmp)
     letters = system_letters(cmp)
     systems = list(letters)
