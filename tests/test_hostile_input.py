@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
@@ -99,6 +99,8 @@ HUGE = st.one_of(st.integers(-(2**63), 2**63 - 1),
                        min_size=1, max_size=8, unique_by=lambda r: r[:2]),
        depth=st.one_of(st.none(), st.integers(1, 4)),
        ties=st.sampled_from(["docid", "average"]))
+@example(rows=[("q1", "a", 2**53 + 1), ("q1", "b", 2**53), ("q1", "c", 2**53)],
+         judged=[("q1", "a", 1)], depth=None, ties="average")
 def test_judge_matches_the_oracle_on_huge_integer_scores(
         rows: list[tuple[str, str, int]], judged: list[tuple[str, str, int]],
         depth: int | None, ties: Any) -> None:
@@ -110,6 +112,12 @@ def test_judge_matches_the_oracle_on_huge_integer_scores(
     got = rf.judge(run, qrels, depth=depth, ties=ties)
     assert got.schema == expected.schema
     assert got.rows() == expected.rows()
+    # The order is the exact one: Python ints, never rounded (trec_eval's rule on them).
+    exact = {(q, d): s for q, d, s in rows}
+    for qid in ("q1", "q2"):
+        ranked = got.filter(pl.col("qid") == qid, pl.col("rank").is_not_null()).sort("rank")
+        keys = [(exact[(qid, d)], d.encode()) for d in ranked["docid"]]
+        assert keys == sorted(keys, reverse=True)
 
 
 # --- group 4: comments as trec_eval has them; no query vanishes silently ----------------
@@ -122,13 +130,12 @@ def test_query_id_starting_with_hash_is_warned_about(tmp_path: Path) -> None:
     qrels = write(tmp_path, "qrels", "1 0 d1 1\n#2 0 d1 1\n")
     with pytest.warns(InputWarning, match=r"qrels, line 2: .*query '#2'"):
         assert rf.read_qrels(qrels)["qid"].to_list() == ["1"]
-
-
-def test_plain_comments_are_silent(tmp_path: Path) -> None:
-    run = write(tmp_path, "run", "# run bm25 k1 0.9\n  #x\n1 Q0 d1 1 2.5 t\n")
+    plain = write(tmp_path, "plain", "# run bm25 k1 0.9\n  #x\n1 Q0 d1 1 2.5 t\n")
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert rf.read_run(run).height == 1
+        warnings.simplefilter("error")  # a comment that is no data line: silent
+        assert rf.read_run(plain).height == 1
+
+
 
 
 def test_cli_prints_the_comment_warning_on_one_line(capsys: pytest.CaptureFixture[str],
@@ -310,13 +317,14 @@ def test_api_errors_are_rankframe_errors(call: Callable[[], Any], error: type[Ex
 
 def test_uint64_query_id_beside_a_signed_one_keeps_its_value() -> None:
     big = 2**63 + 5
-    run = pl.DataFrame({"qid": pl.Series([big, 1], dtype=pl.UInt64), "docid": [1, 2],
-                        "score": [1.0, 2.0]})
-    qrels = pl.DataFrame({"qid": [big, 1], "docid": [1, 3], "rel": [1, 1]})
+    run = pl.DataFrame({"qid": pl.Series([big, 1, -1], dtype=pl.UInt64, strict=False),
+                        "docid": [1, 2, 3], "score": [1.0, 2.0, 3.0]}).drop_nulls()
+    qrels = pl.DataFrame({"qid": pl.Series([1, -1], dtype=pl.Int64), "docid": [2, 3],
+                          "rel": [1, 1]})
     judged = rf.judge(run, qrels)
-    assert judged.filter(pl.col("rank") == 1).select("qid", "docid").sort("qid").rows() == [
-        (1, 2), (big, 1)]
-    assert rf.evaluate_run(run, qrels, "P@1").sort("qid").rows() == [(1, 0.0), (big, 1.0)]
+    assert judged.select("qid", "docid", "rank").rows() == [(1, 2, 1), (-1, 3, None)]
+    assert rf.unjudged_run_queries(run, qrels)["qid"].to_list() == [big]
+    assert rf.evaluate_run(run, qrels, "P@1").rows() == [(-1, 0.0), (1, 1.0)]
 
 
 # --- group 11: helpful messages ------------------------------------------------------------
