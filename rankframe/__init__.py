@@ -10,7 +10,7 @@ when called).
 from rankframe import metrics as _metrics
 from rankframe.analysis.compare import adjust_pvalues, compare
 from rankframe.analysis.runs import evaluate_runs, read_runs
-from rankframe.errors import InputError, MeasureError, RankframeError
+from rankframe.errors import InputError, InputWarning, MeasureError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run, summarize
 from rankframe.io import read_qrels, read_run
 from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "InputError",
+    "InputWarning",
     "MeasureError",
     "RankframeError",
     "__version__",

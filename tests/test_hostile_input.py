@@ -450,6 +450,8 @@ def _expected_run(text: str) -> list[tuple[Any, ...]] | None:
 @given(lines=st.lists(st.lists(TOKENS, max_size=7).flatmap(
     lambda fields: st.tuples(st.just(fields), BLANKS)), max_size=8),
        newline=st.sampled_from(["\n", "\r\n"]))
+@example(lines=[(["1", "Q0", "d1", "1.0", "2.5", "t"], "\t"), (["#1", "Q0"], " ")],
+         newline="\r\n")
 def test_random_lines_parse_as_trec_eval_or_raise_input_error(
         tmp_path: Path, lines: list[tuple[list[str], str]], newline: str) -> None:
     text = newline.join(blank.join(fields) for fields, blank in lines) + newline
