@@ -17,3 +17,8 @@ class InputError(RankframeError):
 
 class MeasureError(RankframeError):
     """A measure name or parameter is not understood."""
+
+
+class EngineError(RankframeError):
+    """An engine cannot be used as given: e.g. a DuckDB connection whose ``rf_*`` macros are
+    not rankframe's own, of this version."""
