@@ -42,7 +42,7 @@ def polars_result() -> pl.DataFrame:
 def test_a_foreign_macro_is_refused_and_register_replaces_it() -> None:
     con = duckdb.connect()
     con.execute("CREATE MACRO rf_ndcg(a, b, c) AS 42")  # in the database, not TEMP
-    with pytest.raises(EngineError, match=r"macro\(s\) rf_ndcg are not rankframe"):
+    with pytest.raises(EngineError, match=r"macro\(s\) rf_ndcg are not this rankframe's own"):
         rf.evaluate(JUDGED, MEASURES, engine="duckdb", con=con)
     rankframe.duckdb.register(con)  # rankframe's TEMP macros shadow the database's
     same(rf.evaluate(JUDGED, MEASURES, engine="duckdb", con=con), polars_result())

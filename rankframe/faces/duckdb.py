@@ -4,7 +4,8 @@ The macros live as plain ``.sql`` files (one public macro per file, plus ``_help
 that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
 They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
 nothing is written into a database file. :func:`connection_for` hands ``evaluate`` a
-connection: the caller's, or one shared by the process, loaded macro by macro on demand.
+connection: the caller's, its macros checked against this version's by
+:func:`ensure_macros`, or one shared by the process, loaded macro by macro on demand.
 """
 
 from __future__ import annotations
@@ -157,8 +158,8 @@ def ensure_macros(con: duckdb.DuckDBPyConnection, metrics: set[str], *,
     foreign = [m for m in needed if m in have and have[m] != own[m]]
     if foreign:
         raise EngineError(
-            f"rankframe: the connection's macro(s) {', '.join(foreign)} are not rankframe "
-            f"{_version()}'s own (their definitions differ from {root}); call "
+            f"rankframe: the connection's macro(s) {', '.join(foreign)} are not this "
+            f"rankframe's own (their definitions differ from those in {root}); call "
             "rankframe.duckdb.register(con) to replace the rf_* macros with rankframe's, or "
             "pass another connection"
         )
@@ -167,12 +168,6 @@ def ensure_macros(con: duckdb.DuckDBPyConnection, metrics: set[str], *,
     for name, names in files.items():
         if any(m not in have for m in names):
             register_metric(con, name, sql_dir=root)
-
-
-def _version() -> str:
-    from rankframe import __version__
-
-    return __version__
 
 
 class _SharedConnection:
