@@ -22,3 +22,8 @@ class MeasureError(RankframeError):
 class InputWarning(UserWarning):
     """Input that is read as trec_eval reads it, but perhaps not as meant (a query id that
     trec_eval takes for a comment)."""
+
+
+class EngineError(RankframeError):
+    """An engine cannot be used as given: e.g. a DuckDB connection whose ``rf_*`` macros are
+    not rankframe's own, of this version."""

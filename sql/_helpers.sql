@@ -43,6 +43,25 @@ CREATE OR REPLACE TEMP MACRO rf__choice(fn, name, value, allowed) AS
                     || '; got ' || coalesce('''' || value || '''', 'NULL'))
     END;
 
+-- The rank guard of every macro reading a rank column, evaluated once per group: true, or
+-- an error naming the macro and the cause (docs/semantics.md#input-checks). A rank is of an
+-- integer type, >= 1, and occurs at most once in the group; NULL (not retrieved) is valid.
+CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
+    CASE WHEN NOT list_contains(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
+                                 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', '"NULL"'],
+                                typeof(min(rank)))
+             THEN error(fn || ': rank must be of an integer type, got ' || typeof(min(rank))
+                        || ' (cast it, e.g. rank::BIGINT)')
+         WHEN min(rank) < 1
+             THEN error(fn || ': rank ' || min(rank)::VARCHAR
+                        || ' is below 1; ranks start at 1 (NULL = not retrieved)')
+         WHEN count(rank) <> count(DISTINCT rank)
+             THEN error(fn || ': a rank occurs twice in a group (' || count(rank)::VARCHAR
+                        || ' ranks, ' || count(DISTINCT rank)::VARCHAR
+                        || ' distinct); ranks must be unique within a query')
+         ELSE true
+    END;
+
 -- Row predicates and arithmetic.
 CREATE OR REPLACE TEMP MACRO rf__in_top(rank, k) AS
     rank IS NOT NULL AND (k IS NULL OR rank <= k);
@@ -88,20 +107,14 @@ CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain) AS
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
     coalesce(list_sum(list_transform(gains, lambda g, i: g / log2(i + 1))), 0)::DOUBLE;
 
--- With a cutoff, the bounded top-n aggregate max(g, k) (descending, memory O(k)) replaces
--- sorting every gain; max(g, NULL) is an error, hence the coalesce in the branch that a
--- NULL k never takes. Both aggregates are computed whichever branch is taken, so each one's
--- filter also tests k: the one not needed sees no rows (collecting every gain in a list
--- that is then thrown away doubled the cost of nDCG@k).
+-- The positive gains in a list sorted descending, then cut to the first k: memory in
+-- proportion to the group's rows whatever k is (the bounded top-n aggregate max(g, k)
+-- reserved k slots in every group, and refuses k >= 1,000,000).
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
-    CASE WHEN k IS NULL
-         THEN rf__list_dcg(list_sort(list(rf__gain(rel, gain)) FILTER (
-                  WHERE k IS NULL AND rf__gain(rel, gain) > 0
-                    AND (ideal = 'all' OR rank IS NOT NULL)), 'DESC'))
-         ELSE rf__list_dcg(max(rf__gain(rel, gain), coalesce(k, 1)::BIGINT) FILTER (
-                  WHERE k IS NOT NULL AND rf__gain(rel, gain) > 0
-                    AND (ideal = 'all' OR rank IS NOT NULL)))
-    END;
+    rf__list_dcg(list_slice(list(rf__gain(rel, gain) ORDER BY rf__gain(rel, gain) DESC) FILTER (
+                                WHERE rf__gain(rel, gain) > 0
+                                  AND (ideal = 'all' OR rank IS NOT NULL)),
+                            1, coalesce(k, 9223372036854775807)));
 
 -- Checks for the user-model, correlation and tie-aware macros.
 CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS

@@ -12,8 +12,11 @@
 --            round(rf_average_precision(rel, rank, 5, divisor := 'found'), 4)
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 1), (5, 0), (6, 0), (7, 1)) t(rank, rel);
 --     => 0.747, 0.6042, 0.8056
-CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k, threshold := 1,
-                                                  divisor := 'relevant') AS
+
+-- rf__unchecked_average_precision: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_average_precision is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k, threshold := 1,
+                                                             divisor := 'relevant') AS
     rf__ratio(
         coalesce(list_sum(list_transform(
             rf__relevant_ranks(rel, rank, rf__k('rf_average_precision', k),
@@ -24,3 +27,7 @@ CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k, threshold := 1,
             WHEN 'min' THEN least(rf__num_relevant(rel, threshold), coalesce(k, 9223372036854775807))
             ELSE rf__hits(rel, rank, k, threshold)
         END);
+CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k, threshold := 1,
+                                                  divisor := 'relevant') AS
+    CASE WHEN rf__ranks_ok('rf_average_precision', rank) THEN
+        rf__unchecked_average_precision(rel, rank, k, threshold := threshold, divisor := divisor) END;

@@ -11,7 +11,10 @@
 --     SELECT rf_bpref(rel, rank) FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3),
 --         (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.5
-CREATE OR REPLACE TEMP MACRO rf_bpref(rel, rank, threshold := 1) AS
+
+-- rf__unchecked_bpref: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_bpref is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_bpref(rel, rank, threshold := 1) AS
     rf__ratio(
         coalesce(list_sum(list_transform(
             list_filter(
@@ -26,3 +29,6 @@ CREATE OR REPLACE TEMP MACRO rf_bpref(rel, rank, threshold := 1) AS
                                              rf__num_relevant(rel, threshold))
                          END)), 0),
         rf__num_relevant(rel, threshold));
+CREATE OR REPLACE TEMP MACRO rf_bpref(rel, rank, threshold := 1) AS
+    CASE WHEN rf__ranks_ok('rf_bpref', rank) THEN
+        rf__unchecked_bpref(rel, rank, threshold := threshold) END;

@@ -7,6 +7,11 @@
 --            rf_cg(rel, rank, 2, gain := 'exponential')
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 8.0, 9.0, 10.0
-CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k, gain := 'linear') AS
+
+-- rf__unchecked_cg: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_cg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k, gain := 'linear') AS
     coalesce(sum(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential'])))
         FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k))), 0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k, gain := 'linear') AS
+    CASE WHEN rf__ranks_ok('rf_cg', rank) THEN rf__unchecked_cg(rel, rank, k, gain := gain) END;

@@ -7,6 +7,11 @@
 --            round(rf_dcg(rel, rank, 5, gain := 'exponential'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 4.2619, 6.1487, 12.7796
-CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k, gain := 'linear') AS
+
+-- rf__unchecked_dcg: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_dcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k, gain := 'linear') AS
     rf__dcg(rel, rank, rf__k('rf_dcg', k),
             rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']));
+CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k, gain := 'linear') AS
+    CASE WHEN rf__ranks_ok('rf_dcg', rank) THEN rf__unchecked_dcg(rel, rank, k, gain := gain) END;

@@ -10,7 +10,10 @@
 --     SELECT round(rf_err(rel, rank, NULL), 4), round(rf_err(rel, rank, 3), 4) FROM (VALUES
 --         (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.2557, 0.1875
-CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
+
+-- rf__unchecked_err: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_err is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_err(rel, rank, k, max_grade := 4) AS
     CASE WHEN rf__ok_k('rf_err', k) AND rf__ok(rf__positive('rf_err', 'max_grade', max_grade)) THEN
         coalesce(list_reduce(
             list({'stop': (pow(2.0, least(greatest(coalesce(rel, 0), 0),
@@ -22,3 +25,6 @@ CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
                               'reach': acc.reach * (1 - row.stop)},
             {'sum': 0::DOUBLE, 'reach': 1::DOUBLE}).sum, 0)::DOUBLE
     END;
+CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
+    CASE WHEN rf__ranks_ok('rf_err', rank) THEN
+        rf__unchecked_err(rel, rank, k, max_grade := max_grade) END;

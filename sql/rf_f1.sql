@@ -9,11 +9,19 @@
 --            round(rf_f1(rel, rank, NULL, recall_weight := 0.5), 4)
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1)) t(rank, rel);
 --     => 0.75, 0.8824, 0.6923
-CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1,
-                                   recall_weight := NULL) AS
+
+-- rf__unchecked_f1: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_f1 is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_f1(rel, rank, k, threshold := 1, beta := 1,
+                                              recall_weight := NULL) AS
     rf__ratio(
         (1 + rf__f_weight(beta, recall_weight))
           * rf__precision(rel, rank, rf__k('rf_f1', k), rf__threshold('rf_f1', threshold), 'k')
           * rf__recall(rel, rank, k, threshold),
         rf__f_weight(beta, recall_weight) * rf__precision(rel, rank, k, threshold, 'k')
           + rf__recall(rel, rank, k, threshold));
+CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1,
+                                   recall_weight := NULL) AS
+    CASE WHEN rf__ranks_ok('rf_f1', rank) THEN
+        rf__unchecked_f1(rel, rank, k, threshold := threshold, beta := beta, recall_weight :=
+            recall_weight) END;

@@ -5,7 +5,13 @@
 --     SELECT rf_hit_rate(rel, rank, 2), rf_hit_rate(rel, rank, 3)
 --     FROM (VALUES (1, NULL), (2, NULL), (3, 1), (4, 1), (NULL, 2)) t(rank, rel);
 --     => 0.0, 1.0
-CREATE OR REPLACE TEMP MACRO rf_hit_rate(rel, rank, k, threshold := 1) AS
+
+-- rf__unchecked_hit_rate: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_hit_rate is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_hit_rate(rel, rank, k, threshold := 1) AS
     CASE WHEN rf__hits(rel, rank, rf__k('rf_hit_rate', k),
                        rf__threshold('rf_hit_rate', threshold)) > 0
          THEN 1::DOUBLE ELSE 0::DOUBLE END;
+CREATE OR REPLACE TEMP MACRO rf_hit_rate(rel, rank, k, threshold := 1) AS
+    CASE WHEN rf__ranks_ok('rf_hit_rate', rank) THEN
+        rf__unchecked_hit_rate(rel, rank, k, threshold := threshold) END;

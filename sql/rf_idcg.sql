@@ -7,7 +7,13 @@
 --     SELECT round(rf_idcg(rel, rank, 5), 4), round(rf_idcg(rel, rank, 5, ideal := 'retrieved'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 3)) t(rank, rel);
 --     => 7.641, 6.3235
-CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+
+-- rf__unchecked_idcg: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_idcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
     rf__idcg(rel, rank, rf__k('rf_idcg', k),
              rf__choice('rf_idcg', 'gain', gain, ['linear', 'exponential']),
              rf__choice('rf_idcg', 'ideal', ideal, ['all', 'retrieved']));
+CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+    CASE WHEN rf__ranks_ok('rf_idcg', rank) THEN
+        rf__unchecked_idcg(rel, rank, k, gain := gain, ideal := ideal) END;

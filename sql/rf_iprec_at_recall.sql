@@ -11,8 +11,11 @@
 --            rf_iprec_at_recall(rel, rank, 0.3, rounding := 'trec_eval9') FROM (VALUES (1, 1),
 --         (2, 0), (3, 0), (4, 0), (5, 1), (6, 1), (7, 0), (8, 0), (9, 0), (10, 1)) t(rank, rel);
 --     => 1.0, 0.5
-CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1,
-                                                rounding := 'nearest') AS
+
+-- rf__unchecked_iprec_at_recall: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_iprec_at_recall is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_iprec_at_recall(rel, rank, recall, threshold := 1,
+                                                           rounding := 'nearest') AS
     coalesce(list_max(list_transform(
         rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_iprec_at_recall', threshold)),
         lambda r, j: CASE
@@ -22,3 +25,8 @@ CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 
                                                        ['nearest', 'trec_eval9'])
                                            WHEN 'nearest' THEN 0.5 ELSE 0.9 END), 1)
             THEN j / r END)), 0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1,
+                                                rounding := 'nearest') AS
+    CASE WHEN rf__ranks_ok('rf_iprec_at_recall', rank) THEN
+        rf__unchecked_iprec_at_recall(rel, rank, recall, threshold := threshold, rounding := rounding)
+            END;

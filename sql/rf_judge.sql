@@ -9,9 +9,10 @@
 --   Full outer join on (qid, docid): run-only rows get rel NULL, qrels-only rows rank NULL.
 --   qrels queries without results are kept; run queries absent from the qrels are
 --   dropped. depth keeps the top `depth` ranks of each query before the join (trec_eval -M).
---   A (qid, docid) pair twice in the run or in the qrels is an error naming one such pair
---   (with several, which one is unspecified: DuckDB raises before the ORDER BY ... LIMIT 1
---   that means to pick the smallest). Order: the retrieved rows by qid, rank, then the
+--   Checks (rankframe.judge's, in its order; the first problem is named, the smallest
+--   (qid, docid) where several rows have it): a NULL qid, docid or score in the run, a NaN
+--   score; a NULL qid, docid or rel in the qrels, a NaN rel; a (qid, docid) pair twice in
+--   the qrels, then in the run. Order: the retrieved rows by qid, rank, then the
 --   judged-but-unretrieved rows by qid, docid (rankframe.judge's order). Ids are matched
 --   with the connection's collation (the default, binary, is assumed: under
 --   default_collation = 'nocase', 'D1' and 'd1' would be one document for the join and the
@@ -38,18 +39,47 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
     q AS (
         SELECT qid, docid, rel FROM query_table(qrels)
     ),
-    duplicate AS (
-        SELECT 'run' AS side, qid, docid FROM r GROUP BY qid, docid HAVING count(*) > 1
-        UNION ALL
-        SELECT 'qrels' AS side, qid, docid FROM q GROUP BY qid, docid HAVING count(*) > 1
+    -- One pass per side finds its first NULL or NaN: the step (judge's order of checks),
+    -- then the smallest (qid, docid) having it.
+    bad_run AS (
+        SELECT min({'step': CASE WHEN qid IS NULL THEN 1 WHEN docid IS NULL THEN 2
+                                 WHEN score IS NULL THEN 3 ELSE 4 END,
+                    'qid': qid, 'docid': docid}) AS first
+        FROM r WHERE qid IS NULL OR docid IS NULL OR score IS NULL OR isnan(score)
     ),
-    first_duplicate AS (
-        SELECT error('rf_judge: duplicate (qid, docid) in the ' || side || ': query '''
-                     || qid::VARCHAR || ''', document ''' || docid::VARCHAR
-                     || '''; each pair may appear only once') AS failure
-        FROM duplicate
-        ORDER BY side DESC, qid, docid
-        LIMIT 1
+    bad_qrels AS (
+        SELECT min({'step': CASE WHEN qid IS NULL THEN 5 WHEN docid IS NULL THEN 6
+                                 WHEN rel IS NULL THEN 7 ELSE 8 END,
+                    'qid': qid, 'docid': docid}) AS first
+        FROM q WHERE qid IS NULL OR docid IS NULL OR rel IS NULL OR isnan(rel::DOUBLE)
+    ),
+    duplicate AS (
+        SELECT min({'step': 9, 'qid': qid, 'docid': docid}) AS first FROM (
+            SELECT qid, docid FROM q GROUP BY qid, docid HAVING count(*) > 1)
+        UNION ALL
+        SELECT min({'step': 10, 'qid': qid, 'docid': docid}) AS first FROM (
+            SELECT qid, docid FROM r GROUP BY qid, docid HAVING count(*) > 1)
+    ),
+    -- The first problem, and its message (judge's text, less the row numbers): computed on
+    -- the one aggregated row, so the pair named is the smallest.
+    first_problem AS (
+        SELECT min(first) AS p FROM (
+            SELECT first FROM bad_run UNION ALL SELECT first FROM bad_qrels
+            UNION ALL SELECT first FROM duplicate)
+    ),
+    failure AS (
+        SELECT CASE WHEN p IS NULL THEN true ELSE error('rf_judge: ' || CASE
+            WHEN p.step >= 9
+                THEN 'duplicate (qid, docid) in the ' || CASE WHEN p.step = 9 THEN 'qrels' ELSE 'run' END
+                     || ': query ''' || p.qid::VARCHAR || ''', document ''' || p.docid::VARCHAR
+                     || '''; each pair may appear only once'
+            ELSE 'column ''' || ['qid', 'docid', 'score', 'score', 'qid', 'docid', 'rel', 'rel'][p.step]
+                 || ''' of the ' || CASE WHEN p.step <= 4 THEN 'run' ELSE 'qrels' END || ' is '
+                 || CASE WHEN p.step IN (4, 8) THEN 'NaN' ELSE 'NULL' END
+                 || ' (query ' || coalesce('''' || p.qid::VARCHAR || '''', 'NULL')
+                 || ', docid ' || coalesce('''' || p.docid::VARCHAR || '''', 'NULL') || ')'
+            END) END AS ok
+        FROM first_problem
     ),
     ranked AS (
         SELECT qid, docid, score,
@@ -68,5 +98,5 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
     )
     SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
     FROM cut FULL OUTER JOIN q USING (qid, docid)
-    WHERE (SELECT count(failure) FROM first_duplicate) = 0
+    WHERE (SELECT ok FROM failure)
     ORDER BY rank IS NULL, qid, rank, docid;

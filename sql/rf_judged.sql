@@ -6,8 +6,13 @@
 --     SELECT rf_judged(rel, rank, 5), round(rf_judged(rel, rank, NULL), 4) FROM (VALUES (1, 2),
 --         (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.6, 0.6667
-CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k) AS
+
+-- rf__unchecked_judged: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_judged is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_judged(rel, rank, k) AS
     CASE WHEN rf__ok_k('rf_judged', k) THEN
         rf__ratio(count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_judged', k)) AND rf__judged(rel)),
                   least(count(rank), coalesce(k, 9223372036854775807)))::DOUBLE
     END;
+CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k) AS
+    CASE WHEN rf__ranks_ok('rf_judged', rank) THEN rf__unchecked_judged(rel, rank, k) END;

@@ -6,5 +6,10 @@
 --     SELECT rf_num_ret(rel, rank, NULL), rf_num_ret(rel, rank, 3) FROM (VALUES (1, 2), (2, NULL),
 --         (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 6, 3
-CREATE OR REPLACE TEMP MACRO rf_num_ret(rel, rank, k) AS
+
+-- rf__unchecked_num_ret: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_num_ret is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_num_ret(rel, rank, k) AS
     count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_num_ret', k)));
+CREATE OR REPLACE TEMP MACRO rf_num_ret(rel, rank, k) AS
+    CASE WHEN rf__ranks_ok('rf_num_ret', rank) THEN rf__unchecked_num_ret(rel, rank, k) END;

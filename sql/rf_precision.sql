@@ -9,6 +9,12 @@
 --            rf_precision(rel, rank, 10, divisor := 'min')
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1)) t(rank, rel);
 --     => 0.5, 0.3, 0.6
-CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
+
+-- rf__unchecked_precision: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_precision is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
     rf__precision(rel, rank, rf__k('rf_precision', k), rf__threshold('rf_precision', threshold),
                   rf__choice('rf_precision', 'divisor', divisor, ['k', 'min']));
+CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
+    CASE WHEN rf__ranks_ok('rf_precision', rank) THEN
+        rf__unchecked_precision(rel, rank, k, threshold := threshold, divisor := divisor) END;

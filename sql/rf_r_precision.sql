@@ -6,9 +6,15 @@
 --     SELECT rf_r_precision(rel, rank) FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1),
 --         (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.5
-CREATE OR REPLACE TEMP MACRO rf_r_precision(rel, rank, threshold := 1) AS
+
+-- rf__unchecked_r_precision: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_r_precision is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_r_precision(rel, rank, threshold := 1) AS
     rf__ratio(
         coalesce(len(list_filter(
             rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_r_precision', threshold)),
             lambda r: r <= rf__num_relevant(rel, threshold))), 0),
         rf__num_relevant(rel, threshold));
+CREATE OR REPLACE TEMP MACRO rf_r_precision(rel, rank, threshold := 1) AS
+    CASE WHEN rf__ranks_ok('rf_r_precision', rank) THEN
+        rf__unchecked_r_precision(rel, rank, threshold := threshold) END;

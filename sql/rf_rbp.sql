@@ -11,8 +11,11 @@
 --            round(rf_rbp(rel, rank, graded := true), 4) FROM (VALUES (1, 2), (2, NULL), (3, 0),
 --         (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.3679, 0.5781, 0.233
-CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
-                                    max_grade := NULL) AS
+
+-- rf__unchecked_rbp: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_rbp is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
+                                               max_grade := NULL) AS
     CASE WHEN rf__ok(rf__persistence('rf_rbp', p)) AND rf__ok(rf__threshold('rf_rbp', threshold))
               AND rf__ok(rf__flag('rf_rbp', 'graded', graded))
               AND (max_grade IS NULL OR rf__ok(rf__positive('rf_rbp', 'max_grade', max_grade))) THEN
@@ -27,3 +30,8 @@ CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded 
                 FILTER (WHERE rank IS NOT NULL AND rel > 0), 0)
         END::DOUBLE
     END;
+CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
+                                    max_grade := NULL) AS
+    CASE WHEN rf__ranks_ok('rf_rbp', rank) THEN
+        rf__unchecked_rbp(rel, rank, p := p, threshold := threshold, graded := graded,
+                max_grade := max_grade) END;

@@ -6,5 +6,11 @@
 --     SELECT rf_recall(rel, rank, 3), rf_recall(rel, rank, NULL)
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1), (NULL, 1)) t(rank, rel);
 --     => 0.5, 0.75
-CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k, threshold := 1) AS
+
+-- rf__unchecked_recall: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_recall is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k, threshold := 1) AS
     rf__recall(rel, rank, rf__k('rf_recall', k), rf__threshold('rf_recall', threshold));
+CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k, threshold := 1) AS
+    CASE WHEN rf__ranks_ok('rf_recall', rank) THEN
+        rf__unchecked_recall(rel, rank, k, threshold := threshold) END;

@@ -6,7 +6,13 @@
 --     SELECT round(rf_reciprocal_rank(rel, rank, NULL), 4), rf_reciprocal_rank(rel, rank, 2)
 --     FROM (VALUES (1, NULL), (2, NULL), (3, 1), (4, 1), (NULL, 2)) t(rank, rel);
 --     => 0.3333, 0.0
-CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k, threshold := 1) AS
+
+-- rf__unchecked_reciprocal_rank: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_reciprocal_rank is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k, threshold := 1) AS
     coalesce(1 / (min(rank) FILTER (
         WHERE rf__relevant(rel, rf__threshold('rf_reciprocal_rank', threshold))
           AND rf__in_top(rank, rf__k('rf_reciprocal_rank', k))))::DOUBLE, 0::DOUBLE);
+CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k, threshold := 1) AS
+    CASE WHEN rf__ranks_ok('rf_reciprocal_rank', rank) THEN
+        rf__unchecked_reciprocal_rank(rel, rank, k, threshold := threshold) END;

@@ -4,12 +4,15 @@ The macros live as plain ``.sql`` files (one public macro per file, plus ``_help
 that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
 They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
 nothing is written into a database file. :func:`connection_for` hands ``evaluate`` a
-connection: the caller's, or one shared by the process, loaded macro by macro on demand.
+connection: the caller's, its macros checked against this version's by
+:func:`ensure_macros`, or one shared by the process, loaded macro by macro on demand.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankframe.errors import EngineError
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
@@ -99,12 +103,71 @@ def register_metric(
     con.execute(path.read_text(encoding="utf-8"))
 
 
-def has_macros(con: duckdb.DuckDBPyConnection) -> bool:
-    """True if ``con`` has the rankframe macros (``rf_ndcg`` stands for them all)."""
-    found = con.sql(
-        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'rf_ndcg'"
-    ).fetchall()
-    return bool(found[0][0])
+_MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)", re.IGNORECASE)
+_DEFINITIONS = (
+    "SELECT function_name, database_name, parameters, macro_definition FROM duckdb_functions() "
+    "WHERE function_name LIKE 'rf\\_%' ESCAPE '\\' AND function_type IN ('macro', 'table_macro')"
+)
+Definition = tuple[tuple[str, ...], str]  # (parameters, body as DuckDB prints it)
+
+
+def _definitions(con: duckdb.DuckDBPyConnection) -> dict[str, Definition]:
+    """Every ``rf_*`` macro of ``con`` as DuckDB resolves it (a TEMP macro shadows one of the
+    database; an overloaded name keeps its definitions in one sorted string)."""
+    found: dict[str, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
+    for name, database, params, body in con.sql(_DEFINITIONS).fetchall():
+        found.setdefault(name, {}).setdefault(database, []).append((tuple(params), body or ""))
+    resolved = {}
+    for name, by_database in found.items():
+        rows = by_database.get("temp") or next(iter(by_database.values()))
+        resolved[name] = (rows[0][0], "\n".join(sorted(repr(r) for r in rows)))
+    return resolved
+
+
+@functools.cache
+def _own(sql_dir: str | None) -> dict[str, Definition]:
+    """rankframe's own macros of this version, as DuckDB prints them: the bundle loaded once
+    per process into a private connection."""
+    return _definitions(register(sql_dir=sql_dir))
+
+
+def _macros_of(path: Path) -> list[str]:
+    return _MACRO.findall(path.read_text(encoding="utf-8"))
+
+
+def ensure_macros(con: duckdb.DuckDBPyConnection, metrics: set[str], *,
+                  sql_dir: str | Path | None = None) -> None:
+    """Make sure ``con`` runs rankframe's own macros for ``metrics`` (and the helpers): a
+    connection with no ``rf_*`` macro gets them all, missing ones are loaded, and a macro
+    that differs from this version's (another definition under the name) is refused.
+
+    Raises
+    ------
+    EngineError
+        Naming the macros whose definitions are not rankframe's, and how to replace them.
+    """
+    root = _root(sql_dir)
+    have = _definitions(con)
+    if not have:
+        register(con, sql_dir=root)
+        return
+    own = _own(str(root))
+    helpers = _macros_of(root / HELPERS_FILE)
+    files = {name: _macros_of(root / f"rf_{name}.sql") for name in sorted(metrics)}
+    needed = [*helpers, *(m for names in files.values() for m in names)]
+    foreign = [m for m in needed if m in have and have[m] != own[m]]
+    if foreign:
+        raise EngineError(
+            f"rankframe: the connection's macro(s) {', '.join(foreign)} are not this "
+            f"rankframe's own (their definitions differ from those in {root}); call "
+            "rankframe.duckdb.register(con) to replace the rf_* macros with rankframe's, or "
+            "pass another connection"
+        )
+    if any(m not in have for m in helpers):
+        register_helpers(con, sql_dir=root)
+    for name, names in files.items():
+        if any(m not in have for m in names):
+            register_metric(con, name, sql_dir=root)
 
 
 class _SharedConnection:
@@ -139,14 +202,13 @@ _shared = _SharedConnection()
 @contextmanager
 def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
                    ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``con`` with every macro loaded (if it has none yet), or, when ``con`` is None, the
-    process's shared connection with the macros of ``metrics`` loaded, held for the block."""
+    """``con`` with rankframe's macros for ``metrics`` (:func:`ensure_macros`), or, when
+    ``con`` is None, the process's shared connection with them loaded, held for the block."""
     if con is None:
         with _shared(metrics) as shared:
             yield shared
         return
-    if not has_macros(con):
-        register(con)
+    ensure_macros(con, metrics)
     yield con
 
 
@@ -168,14 +230,18 @@ def quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def call(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> str:
+def call(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any], *,
+         checked: bool = False) -> str:
     """The metric's macro call, e.g. ``rf_ndcg(rel, rank, 10, gain := 'linear')``:
-    ``rf_name(c1, c2, *required, optional := value ...)``."""
+    ``rf_name(c1, c2, *required, optional := value ...)``. With ``checked`` (the table has
+    passed ``check_judged``), a macro reading ``rank`` is called without its rank guard,
+    as ``rf__unchecked_<name>``: the guard's distinct count would repeat that check."""
     args = [columns[c] for c in metric.columns]
     args += [sql_literal(values[p.name]) for p in metric.required]
     args += [f"{p.name} := {sql_literal(values[p.name])}" for p in metric.optional
              if p.name in values]
-    return f"{metric.macro}({', '.join(args)})"
+    macro = f"rf__unchecked_{metric.name}" if checked and "rank" in metric.columns else metric.macro
+    return f"{macro}({', '.join(args)})"
 
 
 class _ArrowStream:
@@ -223,14 +289,19 @@ class DuckDBFace(PolarsNative):
             [quote(k) for k in keys]
             # Positional aliases: DuckDB's identifiers are case-insensitive ("nDCG@10" would
             # clash with "ndcg@10"); the labels come back with the schema.
-            + [f"{call(m.metric, quoted, m.values)} AS __m{i}" for i, m in enumerate(measures)]
+            + [f"{call(m.metric, quoted, m.values, checked=True)} AS __m{i}"
+               for i, m in enumerate(measures)]
         )
         group = ", ".join(quote(k) for k in keys)
         order = ", ".join(f"{quote(k)} NULLS FIRST" for k in keys)  # as the Polars face
         frame = judged.lazy().collect()
+        # An all-NULL column (dtype Null) reaches DuckDB without a validity bitmap, which it
+        # refuses: give it a type (its values stay NULL; the result keeps the key's dtype).
+        typed = frame.with_columns(pl.col(c).cast(pl.Int64) for c, dtype in frame.schema.items()
+                                   if dtype == pl.Null)
         view = "__rankframe_judged"
         with connection_for(connection, {m.metric.name for m in measures}) as con, \
-                _registered(con, {view: frame}):
+                _registered(con, {view: typed}):
             rows = con.sql(f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
                            ).fetchall()
         return _frame(rows, result_dtypes({k: frame.schema[k] for k in keys}, measures))

@@ -12,6 +12,7 @@ import polars as pl
 from rankframe import metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
+from rankframe.metrics.expr import unguarded
 from rankframe.metrics.registry import Metric
 from rankframe.table.judge import judge
 
@@ -22,10 +23,14 @@ def builder(metric: Metric) -> Callable[..., pl.Expr]:
     return built
 
 
-def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> pl.Expr:
-    """The metric's expression for these column names and parameter values."""
+def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any], *,
+               checked: bool = False) -> pl.Expr:
+    """The metric's expression for these column names and parameter values (checked by
+    ``metric.validate``). With ``checked`` (the table has passed ``check_judged``), without
+    the rank guard that makes an invalid group NULL: it would repeat that check."""
     args, kwargs = metric.arguments(columns, values)
-    return builder(metric)(*args, **kwargs)
+    built = unguarded(builder(metric)) if checked else builder(metric)
+    return built(*args, **kwargs)
 
 
 class PolarsFace(PolarsNative):
@@ -36,7 +41,8 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
-        exprs = [expression(m.metric, columns, m.values).alias(m.label) for m in measures]
+        exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
+                 for m in measures]
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
         return lazy.collect(engine="streaming")
 

@@ -10,7 +10,16 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.expr import IntoExpr, col, count, label, ratio, relevant, retrieved
+from rankframe.metrics.expr import (
+    IntoExpr,
+    col,
+    count,
+    label,
+    rank_guarded,
+    ratio,
+    relevant,
+    retrieved,
+)
 from rankframe.metrics.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
@@ -42,6 +51,7 @@ def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.
 
 
 @validated(METRICS["precision"])
+@rank_guarded
 def precision(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -68,6 +78,7 @@ def precision(
 
 
 @validated(METRICS["recall"])
+@rank_guarded
 def recall(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -92,6 +103,7 @@ def recall(
 
 
 @validated(METRICS["f1"])
+@rank_guarded
 def f1(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -124,6 +136,7 @@ def f1(
 
 
 @validated(METRICS["hit_rate"])
+@rank_guarded
 def hit_rate(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -147,6 +160,7 @@ def hit_rate(
 
 
 @validated(METRICS["num_ret"])
+@rank_guarded
 def num_ret(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -163,6 +177,7 @@ def num_ret(
 
 
 @validated(METRICS["num_rel"])
+@rank_guarded
 def num_rel(
     rel: IntoExpr = "rel",
     *,
@@ -179,6 +194,7 @@ def num_rel(
 
 
 @validated(METRICS["num_rel_ret"])
+@rank_guarded
 def num_rel_ret(
     rel: IntoExpr = "rel",
     k: int | None = None,

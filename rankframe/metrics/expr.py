@@ -6,6 +6,9 @@ Every helper returns a ``pl.Expr`` that is evaluated per group inside
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 import polars as pl
@@ -85,3 +88,51 @@ def is_judged(rel: pl.Expr) -> pl.Expr:
 def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
     """p^(rank - 1): the rank-biased weight of a 1-based position before the (1 - p) factor."""
     return pl.lit(p, dtype=pl.Float64).pow(rank.cast(pl.Float64) - 1.0)
+
+
+def valid_ranks(rank: pl.Expr) -> pl.Expr:
+    """True for a group whose ranks are valid (docs/semantics.md#input-checks): every
+    non-NULL rank whole, >= 1, and not repeated."""
+    ranks = rank.drop_nulls()
+    whole = ranks.cast(pl.Float64)
+    return ((ranks >= 1) & (whole.floor() == whole)).all() & (ranks.n_unique() == ranks.len())
+
+
+_GUARD_NOTE = """Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
+    twice gives NULL, not a number (``rankframe.evaluate`` raises ``InputError`` first).
+
+    """
+Builder: TypeAlias = Callable[..., pl.Expr]
+
+
+def rank_guarded(builder: Builder) -> Builder:
+    """Decorate a builder reading a ``rank`` column: its expression is NULL for a group whose
+    ranks are not valid (:func:`valid_ranks`). The undecorated builder stays reachable as
+    ``unguarded(builder)``, for tables checked already (``evaluate`` runs ``check_judged``)."""
+    signature = inspect.signature(builder)
+
+    @functools.wraps(builder)
+    def guarded(*args: object, **kwargs: object) -> pl.Expr:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        expr = builder(*args, **kwargs)
+        rank = col(bound.arguments["rank"])
+        return pl.when(valid_ranks(rank)).then(expr).alias(expr.meta.output_name())
+
+    doc = builder.__doc__ or ""
+    at = doc.find("Examples\n")
+    guarded.__doc__ = doc[:at] + _GUARD_NOTE + doc[at:] if at >= 0 else doc + "\n\n" + _GUARD_NOTE
+    guarded.__dict__["unguarded"] = builder
+    return guarded
+
+
+def unguarded(builder: Builder) -> Builder:
+    """The builder without the rank guard of :func:`rank_guarded` (itself if it has none),
+    through the wrappers of ``functools.wraps``."""
+    current: object = builder
+    while current is not None:
+        found: Builder | None = getattr(current, "unguarded", None)
+        if found is not None:
+            return found
+        current = getattr(current, "__wrapped__", None)
+    return builder

@@ -19,6 +19,7 @@ from rankframe.metrics.expr import (
     label,
     log2_discount,
     ordinals,
+    rank_guarded,
     ratio,
     retrieved,
 )
@@ -50,6 +51,7 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
 
 
 @validated(METRICS["cg"])
+@rank_guarded
 def cg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -72,6 +74,7 @@ def cg(
 
 
 @validated(METRICS["dcg"])
+@rank_guarded
 def dcg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -94,6 +97,7 @@ def dcg(
 
 
 @validated(METRICS["idcg"])
+@rank_guarded
 def idcg(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -120,6 +124,7 @@ def idcg(
 
 
 @validated(METRICS["ndcg"])
+@rank_guarded
 def ndcg(
     rel: IntoExpr = "rel",
     k: int | None = None,

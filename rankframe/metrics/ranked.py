@@ -18,6 +18,7 @@ from rankframe.metrics.expr import (
     judged_nonrelevant,
     label,
     ordinals,
+    rank_guarded,
     ratio,
     relevant,
     relevant_ranks,
@@ -30,6 +31,7 @@ RecallRounding = Literal["nearest", "trec_eval9"]
 
 
 @validated(METRICS["reciprocal_rank"])
+@rank_guarded
 def reciprocal_rank(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -55,6 +57,7 @@ def reciprocal_rank(
 
 
 @validated(METRICS["average_precision"])
+@rank_guarded
 def average_precision(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -92,6 +95,7 @@ def average_precision(
 
 
 @validated(METRICS["r_precision"])
+@rank_guarded
 def r_precision(
     rel: IntoExpr = "rel",
     *,
@@ -117,6 +121,7 @@ def r_precision(
 
 
 @validated(METRICS["bpref"])
+@rank_guarded
 def bpref(
     rel: IntoExpr = "rel",
     *,
@@ -152,6 +157,7 @@ def bpref(
 
 
 @validated(METRICS["iprec_at_recall"])
+@rank_guarded
 def iprec_at_recall(
     rel: IntoExpr = "rel",
     recall: float = 0.0,

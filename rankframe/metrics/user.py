@@ -19,6 +19,7 @@ from rankframe.metrics.expr import (
     geometric_weight,
     is_judged,
     label,
+    rank_guarded,
     ratio,
     relevant,
     retrieved,
@@ -36,6 +37,7 @@ def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | N
 
 
 @validated(METRICS["rbp"])
+@rank_guarded
 def rbp(
     rel: IntoExpr = "rel",
     *,
@@ -76,6 +78,7 @@ def rbp(
 
 
 @validated(METRICS["rbp_residual"])
+@rank_guarded
 def rbp_residual(
     rel: IntoExpr = "rel",
     *,
@@ -107,6 +110,7 @@ def rbp_residual(
 
 
 @validated(METRICS["err"])
+@rank_guarded
 def err(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -149,6 +153,7 @@ def _judged_fraction(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
 
 
 @validated(METRICS["judged"])
+@rank_guarded
 def judged(
     rel: IntoExpr = "rel",
     k: int | None = None,
