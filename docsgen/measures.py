@@ -104,9 +104,9 @@ def page() -> str:
     lines = ["# Measure reference", "", INTRO, "## Faces", "",
              "| metric | " + " | ".join(face_names) + " |",
              "|---|" + "---|" * len(face_names)]
-    for metric in METRICS:
-        marks = ["✓" if support[metric][f] is None else "✗" for f in face_names]
-        lines.append(f"| [`{metric}`](#{metric}) | " + " | ".join(marks) + " |")
+    for name in METRICS:
+        marks = ["✓" if support[name][f] is None else "✗" for f in face_names]
+        lines.append(f"| [`{name}`](#{name}) | " + " | ".join(marks) + " |")
     for name, metric in METRICS.items():
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "
