@@ -37,15 +37,18 @@ def _missing(need: str) -> bool:
 def _run(snippet: Snippet, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg", "COLUMNS": "100",
            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    duckdb_cli = shutil.which("duckdb", path=env["PATH"])
+    uses_cli = snippet.language == "sql" or any(
+        line.split()[:1] == ["duckdb"] for line in snippet.code.splitlines())
+    if uses_cli and duckdb_cli is None:
+        pytest.skip("the DuckDB command-line tool is not installed (pip install duckdb-cli)")
     if snippet.language == "python":
         (cwd / "snippet.py").write_text(snippet.code)
         cmd = [sys.executable, "snippet.py"]
     elif snippet.language == "sh":
         cmd = ["bash", "-eu", "-o", "pipefail", "-c", snippet.code]
     else:
-        duckdb_cli = shutil.which("duckdb", path=env["PATH"])
-        if duckdb_cli is None:
-            pytest.skip("the DuckDB command-line tool is not installed (pip install duckdb-cli)")
+        assert duckdb_cli is not None
         if not (cwd / "rankframe.sql").exists():
             (cwd / "rankframe.sql").write_text(rankframe.duckdb.sql_text())
         (cwd / "snippet.sql").write_text(".read rankframe.sql\n" + snippet.code)
