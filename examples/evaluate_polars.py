@@ -3,7 +3,9 @@
     python examples/evaluate_polars.py [RUN]
 
 Prints the same numbers as examples/evaluate.sql (DuckDB macros) and as
-`rankframe eval -m ndcg_cut.10 -m map -m recip_rank -m P.10 -m recall.100 ...`.
+`rankframe eval -c -m ndcg_cut.10 -m map -m recip_rank -m P.10 -m recall.100 ...`: all
+average over the 40 qrels queries. Without -c, trec_eval and `rankframe eval` average over
+the 38 queries the run answered and has qrels for, so their means are higher.
 """
 
 from __future__ import annotations

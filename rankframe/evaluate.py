@@ -88,6 +88,11 @@ def evaluate(
         trec_eval names (``"ndcg_cut_10"``, ``"P_10"``); each becomes a column so named.
     query
         Column(s) identifying a query, e.g. ``"qid"`` or ``["system", "qid"]``.
+    rel, rank
+        Names of the grade and rank columns. Grades: NULL is unjudged, negative is pooled
+        but unjudged. Ranks: 1 is the top, unique within a query, NULL is judged but not
+        retrieved; the table is checked first, so 0-based positions are an ``InputError``
+        (shift them by one).
     engine
         The face that computes: ``"polars"`` (lazy, streaming) or ``"duckdb"`` (any face
         of ``rankframe.faces.ENGINES``); all give the same numbers.
@@ -188,9 +193,21 @@ def evaluate_run(
     plus one row per query, and they are evaluated without checking again a table that was
     just made valid. Otherwise this is ``evaluate(judge(...))``.
 
-    Parameters are those of :func:`rankframe.table.judge` (run, qrels, column names, depth) and
-    :func:`evaluate` (measures, engine, threshold, con). ``ties="average"`` measures need
-    ``evaluate(judge(..., ties="average"), ...)``.
+    ``ties="average"`` measures need ``evaluate(judge(..., ties="average"), ...)``.
+
+    Parameters
+    ----------
+    run, qrels
+        The run (``query``, ``doc``, ``score``) and the qrels (``query``, ``doc``, ``rel``),
+        DataFrames or LazyFrames, as for :func:`rankframe.judge`.
+    measures
+        Measure strings, as for :func:`evaluate`.
+    query, doc, score, rel
+        Column names; default ``qid``, ``docid``, ``score``, ``rel``.
+    depth
+        Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
+    engine, threshold, con
+        As for :func:`evaluate`.
 
     Examples
     --------
@@ -266,6 +283,18 @@ def summarize(
 
     ``measures`` defaults to every column that is neither a query nor a ``by`` column; each
     name must parse as a measure string. ``by`` groups the summary (e.g. by ``"system"``).
+
+    Parameters
+    ----------
+    per_query
+        A per-query table, e.g. from :func:`evaluate`.
+    measures
+        Measure columns to summarise; None (default): every column that is neither a query
+        nor a ``by`` column. Each name must parse as a measure string.
+    query
+        Query column(s), left out of the summary; default ``"qid"``.
+    by
+        Column(s) to group the summary by (e.g. ``"system"``); None: one row.
 
     Examples
     --------

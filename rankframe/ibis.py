@@ -62,6 +62,23 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     the table's names. The table is trusted: check it first if it may be malformed
     (docs/semantics.md, "Input checks").
 
+    Parameters
+    ----------
+    table
+        The judged long table, an Ibis table (columns query, rank, rel).
+    measures
+        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
+        :func:`rankframe.evaluate`; each becomes a column so named.
+    query
+        Query column name(s); default ``"qid"``.
+    rel, rank
+        Names of the grade and rank columns (``"rel"``, ``"rank"``).
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+    columns
+        Other metric columns (``tie_first``, ``tie_size``, ``x``, ``y``, ``rank_a``,
+        ``rank_b``) mapped to the table's names, where they differ.
+
     Examples
     --------
     >>> import ibis, rankframe.ibis as rfi
@@ -84,7 +101,21 @@ def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
     a full outer join on (query, doc), the top ``depth`` ranks, and ``tie_first`` /
     ``tie_size`` with ``ties="average"``. The inputs are checked at once in their backend
     (missing or mistyped columns, NULL or NaN values, a repeated (query, doc) pair:
-    :class:`~rankframe.errors.InputError` naming the query and document)."""
+    :class:`~rankframe.errors.InputError` naming the query and document).
+
+    Parameters
+    ----------
+    run, qrels
+        Ibis tables of one backend: the run (query, doc, score) and the qrels (query, doc,
+        rel).
+    query, doc, score, rel
+        Column names (``qid``, ``docid``, ``score``, ``rel``).
+    depth
+        Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
+    ties
+        ``"docid"`` (default): trec_eval's tie-break; ``"average"``: also the ``tie_first``
+        and ``tie_size`` columns of the tie-aware metrics.
+    """
     found = backend_of(run) or backend_of(qrels)
     name = getattr(found, "name", "duckdb")
     face = FACES.get(name, FACES["duckdb"])
@@ -99,6 +130,21 @@ def evaluate_run(run: Any, qrels: Any, measures: str | Sequence[str], *, query: 
     """Per-query values of ``measures`` for a run against its qrels (Ibis tables of one
     backend), unexecuted: ``evaluate(judge(run, qrels, depth=depth), measures)``, one plan
     that the engine runs as a whole.
+
+    Parameters
+    ----------
+    run, qrels
+        Ibis tables of one backend: the run (query, doc, score) and the qrels (query, doc,
+        rel).
+    measures
+        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
+        :func:`rankframe.evaluate`; each becomes a column so named.
+    query, doc, score, rel
+        Column names (``qid``, ``docid``, ``score``, ``rel``).
+    depth
+        Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -122,6 +168,28 @@ def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged"
 
     ``schema`` gives column types (Ibis type names) where the defaults do not fit: query
     columns ``string``, ``rel`` ``float64``, ``rank`` ``int64``.
+
+    Parameters
+    ----------
+    measures
+        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
+        :func:`rankframe.evaluate`; each becomes a column so named.
+    dialect
+        The SQL dialect (``"bigquery"``, ``"snowflake"``, ``"postgres"`` ...).
+    table
+        Name of the judged table in that database; default ``"judged"``.
+    query
+        Query column name(s); default ``"qid"``.
+    rel, rank
+        Names of the grade and rank columns (``"rel"``, ``"rank"``).
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+    schema
+        Column name -> Ibis type name, where the defaults (query ``string``, rel
+        ``float64``, rank ``int64``) do not fit.
+    columns
+        Other metric columns (``tie_first``, ``tie_size``, ``x``, ``y``, ``rank_a``,
+        ``rank_b``) mapped to the table's names, where they differ.
 
     Examples
     --------

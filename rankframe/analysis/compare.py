@@ -251,6 +251,13 @@ def adjust_pvalues(p_values: Sequence[float], correction: Correction | None) -> 
     ``None`` returns the p-values unchanged. Rejecting :math:`\tilde p \le \alpha` controls
     the family-wise error rate at :math:`\alpha` for both.
 
+    Parameters
+    ----------
+    p_values
+        The family's p-values, in any order.
+    correction
+        ``"holm"``, ``"bonferroni"`` or None (no adjustment).
+
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm")

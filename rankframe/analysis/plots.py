@@ -55,6 +55,15 @@ def save(figure: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Pat
     """Write ``figure`` to ``path``; the suffix picks the format (``.png``, ``.svg``,
     ``.pdf``). Returns the path.
 
+    Parameters
+    ----------
+    figure
+        A Matplotlib figure, e.g. from :func:`metric_at_k`.
+    path
+        Output file; its suffix picks the format.
+    dpi
+        Resolution of raster formats; default 150.
+
     Examples
     --------
     >>> import polars as pl, tempfile, pathlib
@@ -244,6 +253,21 @@ def precision_recall(
     ``iprec_at_recall_1.00``), averages them per system over queries and draws precision
     against recall level ``x``: :math:`\bar P_s(x) = \frac1{|Q|}\sum_q \max_{r \ge r_q(x)}
     P_q(r)`.
+
+    Parameters
+    ----------
+    per_query
+        Per-query table with a system column and the ``iprec_at_recall`` columns, e.g. from
+        :func:`rankframe.evaluate_runs` with ``"iprec_at_recall_0.00"`` ...
+        ``"iprec_at_recall_1.00"``.
+    system
+        Name of the system column; default ``"system"``.
+    prefix
+        Prefix of the precision columns, followed by the recall level.
+    systems
+        Systems to draw, in this order; None: all, in order of appearance.
+    title
+        Title of the axes; None: no title.
 
     Examples
     --------

@@ -42,6 +42,11 @@ _LEGEND = (
 def system_letters(cmp: pl.DataFrame) -> dict[str, str]:
     """The letter of each system, in row order: ``a``, ``b``, ..., ``z``, ``aa``, ...
 
+    Parameters
+    ----------
+    cmp
+        The table :func:`rankframe.compare` returns (one row per system and measure).
+
     Examples
     --------
     >>> import polars as pl
@@ -67,6 +72,11 @@ def significance_markers(cmp: pl.DataFrame) -> dict[tuple[str, str], str]:
     A significant comparison with ``delta > 0`` puts the baseline's letter on the
     system's cell; with ``delta < 0`` it puts the system's letter on the baseline's cell.
     Letters on one cell are in alphabetical order.
+
+    Parameters
+    ----------
+    cmp
+        The table :func:`rankframe.compare` returns (one row per system and measure).
 
     Examples
     --------
@@ -102,6 +112,17 @@ def to_text(
     ``legend`` adds a line explaining the marks, and ``note`` (e.g. the test used) is
     appended to it.
 
+    Parameters
+    ----------
+    cmp
+        The table :func:`rankframe.compare` returns (one row per system and measure).
+    digits
+        Decimal places of the means; default 4.
+    legend
+        Add a line explaining the superscript letters; default True.
+    note
+        Text appended to the legend (e.g. the test used); default None.
+
     Examples
     --------
     >>> import polars as pl
@@ -129,6 +150,17 @@ def to_markdown(
 ) -> str:
     """A Markdown (GitHub) table; best mean per measure in bold, marks as ``<sup>``.
     ``legend`` and ``note`` as in :func:`to_text`.
+
+    Parameters
+    ----------
+    cmp
+        The table :func:`rankframe.compare` returns (one row per system and measure).
+    digits
+        Decimal places of the means; default 4.
+    legend
+        Add a line explaining the superscript letters; default True.
+    note
+        Text appended to the legend (e.g. the test used); default None.
 
     Examples
     --------
@@ -173,6 +205,22 @@ def to_latex(
     ``table`` environment and the legend ends the caption; without, the legend is a
     ``%`` comment above the tabular; ``note`` is appended to the legend. Needs
     ``\usepackage{booktabs}``.
+
+    Parameters
+    ----------
+    cmp
+        The table :func:`rankframe.compare` returns (one row per system and measure).
+    digits
+        Decimal places of the means; default 4.
+    caption
+        Caption; with it (or ``label``) the tabular is wrapped in a ``table`` environment.
+    label
+        LaTeX ``\label`` of that table.
+    legend
+        Add a line explaining the superscript letters; default True. In the caption, or a
+        ``%`` comment without one.
+    note
+        Text appended to the legend (e.g. the test used); default None.
 
     Examples
     --------

@@ -36,6 +36,11 @@ def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
     A system is named by its run tag (the ``tag`` of its first row), or by its file name
     when another run has the same tag (or it has none).
 
+    Parameters
+    ----------
+    paths
+        TREC run files (plain or gzip), in the order the systems should appear.
+
     Raises
     ------
     InputError

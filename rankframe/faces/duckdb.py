@@ -52,7 +52,14 @@ def _root(sql_dir: str | Path | None) -> Path:
 
 
 def sql_files(sql_dir: str | Path | None = None) -> list[Path]:
-    """The macro files in load order: the helpers first, then every ``rf_*.sql`` by name."""
+    """The macro files in load order: the helpers first, then every ``rf_*.sql`` by name.
+
+    Parameters
+    ----------
+    sql_dir
+        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
+        macros installed with rankframe (or the checkout's ``sql/``).
+    """
     root = _root(sql_dir)
     helpers = root / HELPERS_FILE
     if not helpers.is_file():
@@ -61,7 +68,14 @@ def sql_files(sql_dir: str | Path | None = None) -> list[Path]:
 
 
 def sql_text(sql_dir: str | Path | None = None) -> str:
-    """All macro definitions as one SQL script, in load order."""
+    """All macro definitions as one SQL script, in load order.
+
+    Parameters
+    ----------
+    sql_dir
+        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
+        macros installed with rankframe (or the checkout's ``sql/``).
+    """
     return "\n".join(path.read_text(encoding="utf-8") for path in sql_files(sql_dir))
 
 
@@ -69,6 +83,15 @@ def register(
     con: duckdb.DuckDBPyConnection | None = None, *, sql_dir: str | Path | None = None
 ) -> duckdb.DuckDBPyConnection:
     """Define every ``rf_*`` macro in ``con`` (a new in-memory connection if None) and return it.
+
+    Parameters
+    ----------
+    con
+        A DuckDB connection; None (default): a new in-memory one. The macros are ``TEMP``:
+        defining them twice is harmless and nothing is written to a database file.
+    sql_dir
+        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
+        macros installed with rankframe (or the checkout's ``sql/``).
 
     Examples
     --------
@@ -87,7 +110,16 @@ def register(
 
 
 def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | None = None) -> None:
-    """Define only the shared ``rf__*`` helpers (what every metric macro calls)."""
+    """Define only the shared ``rf__*`` helpers (what every metric macro calls).
+
+    Parameters
+    ----------
+    con
+        An open DuckDB connection; the macros are defined in it as ``TEMP`` macros.
+    sql_dir
+        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
+        macros installed with rankframe (or the checkout's ``sql/``).
+    """
     root = _root(sql_dir)
     con.execute((root / HELPERS_FILE).read_text(encoding="utf-8"))
 
@@ -95,7 +127,18 @@ def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | No
 def register_metric(
     con: duckdb.DuckDBPyConnection, name: str, *, sql_dir: str | Path | None = None
 ) -> None:
-    """Define the macro ``rf_<name>`` alone; the helpers must be loaded already."""
+    """Define the macro ``rf_<name>`` alone; the helpers must be loaded already.
+
+    Parameters
+    ----------
+    con
+        An open DuckDB connection; the macros are defined in it as ``TEMP`` macros.
+    name
+        The metric's registry name (``"ndcg"`` loads ``rf_ndcg``).
+    sql_dir
+        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
+        macros installed with rankframe (or the checkout's ``sql/``).
+    """
     root = _root(sql_dir)
     path = root / f"rf_{name}.sql"
     if not path.is_file():

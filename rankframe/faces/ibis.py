@@ -91,7 +91,13 @@ _COMMON_UNSUPPORTED = {"rbo": _RBO}
 
 
 def unsupported_metrics(backend: str) -> dict[str, str]:
-    """The registered metrics the ``ibis-<backend>`` face does not compute, with reasons."""
+    """The registered metrics the ``ibis-<backend>`` face does not compute, with reasons.
+
+    Parameters
+    ----------
+    backend
+        An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
+    """
     out = dict(_COMMON_UNSUPPORTED)
     if backend == "polars":
         out |= {name: f"{name} needs a window function; {_NO_WINDOWS}" for name in WINDOWED}

@@ -63,6 +63,24 @@ def cg(
 
     Contract: docs/semantics.md#cg.
 
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
+        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
+        gain 0, in the list and in the ideal ranking.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    gain
+        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
+        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
+        gains.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -85,6 +103,24 @@ def dcg(
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
     Contract: docs/semantics.md#dcg.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
+        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
+        gain 0, in the list and in the ideal ranking.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    gain
+        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
+        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
+        gains.
 
     Examples
     --------
@@ -113,6 +149,26 @@ def idcg(
     The ideal ranking is built from every row of the query, retrieved or not
     (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
 
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
+        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
+        gain 0, in the list and in the ideal ranking.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``). Read only with ``ideal="retrieved"``.
+    gain
+        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
+        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
+        gains.
+    ideal
+        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
+        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -136,6 +192,28 @@ def ndcg(
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
 
     Contract: docs/semantics.md#ndcg.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
+        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
+        gain 0, in the list and in the ideal ranking.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+        The ideal ranking is cut at k too.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    gain
+        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
+        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
+        gains.
+    ideal
+        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
+        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
 
     Examples
     --------

@@ -43,6 +43,22 @@ def reciprocal_rank(
 
     Contract: docs/semantics.md#reciprocal_rank.
 
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
+        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
+        row is relevant iff ``rel >= threshold``.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -73,6 +89,26 @@ def average_precision(
     ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` with D = R (``"relevant"``,
     trec_eval, ranx), ``min(R, k)`` (``"min"``, the recommender MAP@k) or the number of
     relevant rows found in the top k (``"found"``). D = 0 gives 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
+        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
+        row is relevant iff ``rel >= threshold``.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+    divisor
+        ``"relevant"`` (default): divide by R, every relevant row of the query (trec_eval,
+        ranx); ``"min"``: by min(R, k), the recommender MAP@k (Spark); ``"found"``: by the
+        relevant rows found in the top k.
 
     Examples
     --------
@@ -106,6 +142,20 @@ def r_precision(
 
     Contract: docs/semantics.md#r_precision.
 
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
+        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
+        row is relevant iff ``rel >= threshold``.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -136,6 +186,19 @@ def bpref(
     where nr = judged non-relevant rows (0 <= rel < threshold) ranked above r and N =
     judged non-relevant rows of the query; a term is 1 when nr = 0. Unjudged (NULL) and
     negative grades are skipped. R = 0 gives 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
+        threshold; NULL (unjudged) and negative grades (pooled but unjudged) are skipped.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -175,6 +238,25 @@ def iprec_at_recall(
     ``rounding="nearest"``: ``c = round(recall * R)``, halves up (trec_eval 10's lround);
     ``"trec_eval9"``: ``c = floor(recall * R + 0.9)``, the rule of trec_eval 9.x and so of
     pytrec_eval (e.g. recall 0.6 of R = 2 needs 1 relevant row by the first, 2 by the second).
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
+        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
+        row is relevant iff ``rel >= threshold``.
+    recall
+        The recall level x, in [0, 1].
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+    rounding
+        ``"nearest"`` (default): c = round(x * R) relevant rows, trec_eval 10;
+        ``"trec_eval9"``: c = floor(x * R + 0.9), trec_eval 9.x and pytrec_eval.
 
     Examples
     --------

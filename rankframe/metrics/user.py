@@ -63,6 +63,27 @@ def rbp(
     from uninitialised values, so for graded judgements rankframe keeps the rule above
     instead (pytrec_eval does not expose ``rbp`` to compare against).
 
+    Parameters
+    ----------
+    rel
+        Grade column. Binary: relevant iff rel >= threshold; graded: gain rel / max_grade
+        clipped to [0, 1]. NULL and negative grades gain 0.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    p
+        Persistence, in (0, 1): the chance the reader goes on to the next rank; default 0.8.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1. Binary
+        mode only.
+    graded
+        ``False`` (default): binary gains; ``True``: graded gains.
+    max_grade
+        Graded mode: the grade of gain 1; None (default): the query's highest grade,
+        retrieved or not.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -97,6 +118,19 @@ def rbp_residual(
     binary judging of the unknown documents. Nothing retrieved gives 1.0 (everything is
     unknown); a fully judged list 1..n gives ``p^n``.
 
+    Parameters
+    ----------
+    rel
+        Grade column: NULL and negative grades are unjudged, which the residual counts as
+        unknown.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first. A rank gap is an unknown position.
+    p
+        Persistence, in (0, 1); default 0.8.
+
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -127,6 +161,22 @@ def err(
     grade g clipped to [0, max_grade]; NULL and negative grades give R = 0. ``max_grade``
     defaults to 4, the TREC Web track convention. Positions are the rank values, so a
     rank gap is a position where the reader does not stop. Nothing retrieved gives 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column, clipped to [0, max_grade]; NULL and negative grades never stop the
+        reader.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    max_grade
+        The highest grade: the stopping probability is (2^g - 1) / 2^max_grade; default 4
+        (TREC Web track).
 
     Examples
     --------
@@ -168,6 +218,20 @@ def judged(
     unjudged, the trec_eval convention) are not. ``k=None`` divides by n. Nothing
     retrieved gives 0. Useful next to any metric to show how much of it rests on
     judgements (e.g. judged@10 beside nDCG@10).
+
+    Parameters
+    ----------
+    rel
+        Grade column: a row is judged iff rel >= 0; NULL (unjudged) and negative grades
+        (pooled but unjudged) are not.
+    k
+        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
+        The divisor is min(k, n).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
 
     Examples
     --------

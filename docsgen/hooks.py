@@ -1,0 +1,28 @@
+"""MkDocs hooks (``hooks:`` in mkdocs.yml): add the generated pages to the site.
+
+``measures.md`` (the measure reference, :mod:`docsgen.measures`) and ``cli.md`` (the
+command-line reference, :mod:`docsgen.cli`) are built from the code on every build, so
+they cannot fall out of date.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # mkdocs loads this file by path; import the tree it sits in
+    sys.path.insert(0, str(ROOT))
+
+from mkdocs.structure.files import File, Files  # noqa: E402
+
+from docsgen import cli, measures  # noqa: E402
+
+GENERATED = {"measures.md": measures.page, "cli.md": cli.page}
+
+
+def on_files(files: Files, config: Any) -> Files:
+    for uri, make in GENERATED.items():
+        files.append(File.generated(config, uri, content=make()))
+    return files
