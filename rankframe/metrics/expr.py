@@ -98,7 +98,9 @@ def valid_ranks(rank: pl.Expr) -> pl.Expr:
     return ((ranks >= 1) & (whole.floor() == whole)).all() & (ranks.n_unique() == ranks.len())
 
 
-_GUARD_NOTE = """Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
+_GUARD_NOTE = """Notes
+    -----
+    Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
     twice gives NULL, not a number (``rankframe.evaluate`` raises ``InputError`` first).
 
     """
@@ -121,7 +123,8 @@ def rank_guarded(builder: Builder) -> Builder:
 
     doc = builder.__doc__ or ""
     at = doc.find("Examples\n")
-    guarded.__doc__ = doc[:at] + _GUARD_NOTE + doc[at:] if at >= 0 else doc + "\n\n" + _GUARD_NOTE
+    guarded.__doc__ = (doc[:at] + _GUARD_NOTE + doc[at:] if at >= 0
+                       else doc.rstrip() + "\n\n    " + _GUARD_NOTE)
     guarded.__dict__["unguarded"] = builder
     return guarded
 
