@@ -12,15 +12,19 @@ import pytest
 import rankframe
 
 MODULES = sorted(info.name for info in pkgutil.walk_packages(rankframe.__path__, "rankframe."))
-SPARK_MODULES = {"rankframe.faces.spark", "rankframe.spark"}
+EXTRA_MODULES = {  # module -> the optional package it needs
+    "rankframe.faces.spark": "pyspark", "rankframe.spark": "pyspark",
+    "rankframe.faces.ibis": "ibis", "rankframe.ibis": "ibis",
+}
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests(name: str) -> None:
     if name.endswith(".__main__"):
         pytest.skip("importing __main__ runs the command line")
-    if name in SPARK_MODULES:
-        pytest.importorskip("pyspark", reason="PySpark is not installed (rankframe[spark])")
+    if name in EXTRA_MODULES:
+        package = EXTRA_MODULES[name]
+        pytest.importorskip(package, reason=f"{package} is not installed (an optional extra)")
     module = importlib.import_module(name)
     failed, _ = doctest.testmod(module, verbose=False,
                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
