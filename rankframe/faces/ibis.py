@@ -78,9 +78,9 @@ I64 = dt.int64
 # What each engine cannot express
 # --------------------------------------------------------------------------------------
 
-_RBO = ("rbo: the sum over every depth 1..l of a ranking needs a generated series per "
-        "query, which Ibis does not express on every backend")
-_NO_WINDOWS = "the Ibis Polars backend (Ibis 12) compiles no window function"
+_RBO = ("the sum over every depth 1..l of a ranking needs a generated series per query, "
+        "which Ibis does not express on every backend")
+_NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) does not compile"
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
     "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
@@ -94,7 +94,7 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
     """The registered metrics the ``ibis-<backend>`` face does not compute, with reasons."""
     out = dict(_COMMON_UNSUPPORTED)
     if backend == "polars":
-        out |= {name: f"{name} needs a window function; {_NO_WINDOWS}" for name in WINDOWED}
+        out |= dict.fromkeys(WINDOWED, _NO_WINDOWS)
     return {name: out[name] for name in sorted(out) if name in METRICS}
 
 
@@ -884,7 +884,20 @@ class IbisFace:
     # Tables ----------------------------------------------------------------------------
 
     def native(self, frame: pl.DataFrame) -> Table:
-        """``frame`` as an Ibis table (an in-memory table, uploaded when executed)."""
+        """``frame`` as an Ibis table (an in-memory table, uploaded when executed).
+
+        Ibis 12 uploads an in-memory table to SQLite through pandas, which turns an integer
+        column with NULLs into floats (2^62 + 1 becomes 2^62); such frames go as Python
+        objects under the frame's own schema instead."""
+        if self.backend == "sqlite" and any(
+                dtype.is_integer() and frame[name].null_count()
+                for name, dtype in frame.schema.items()):
+            import pandas as pd  # type: ignore[import-untyped]
+
+            objects = pd.DataFrame({c: pd.Series(frame[c].to_list(), dtype=object)
+                                    for c in frame.columns})
+            return ibis.memtable(objects, schema=ibis.Schema.from_pyarrow(
+                frame.to_arrow().schema))
         return ibis.memtable(frame.to_arrow())
 
     def to_polars(self, table: Table) -> pl.DataFrame:
