@@ -6,9 +6,12 @@ pooled-unjudged rows (negative grades) and grades up to 4 (occasionally fraction
 Queries with nothing retrieved, nothing relevant or a single row are all likely.
 
 Metrics that read other columns (``Metric.columns``) get their own tables through
-:func:`tables_for`: paired numeric columns full of ties and NULLs for the correlations,
-two rankings of overlapping document sets for RBO, and tie groups for the tie-aware
-metrics (group sizes capped so that enumerating every ordering stays cheap).
+:func:`tables_for`: paired numeric columns for the correlations, with the edges of the
+contract (ties, NULL/NaN, ±inf, -0.0, Int64 beyond 2^53 and at its ends, constant
+columns, groups left with 0-2 rows); two rankings of overlapping document sets for RBO
+(with gaps, rows in neither list, tied ranks, identical and one-sided lists); and tie
+groups for the tie-aware metrics (group sizes capped so that enumerating every ordering
+stays cheap).
 """
 
 from __future__ import annotations

@@ -9,11 +9,14 @@ to be used inside ``groupBy(...).agg(...)``::
 
 Only Spark's own aggregates and higher-order functions are used (``count_if``, ``sum``,
 ``min``, ``collect_list``, ``array_sort``, ``transform``, ``filter``, ``aggregate``,
-``slice``), never a Python UDF, so the work stays in the JVM. Rank-dependent metrics
-(average precision, bpref, interpolated precision, ideal DCG) collect one small array
-per query: the ranks of its relevant retrieved rows, its positive gains, or the
-relevance flags of its judged retrieved rows. Every score is ``DoubleType``; the
-``num_*`` counts are ``LongType``.
+``slice``, ``sequence``), never a Python UDF, so the work stays in the JVM. Rank-dependent
+metrics (average precision, bpref, interpolated precision, ideal DCG) collect one small
+array per query: the ranks of its relevant retrieved rows, its positive gains, or the
+relevance flags of its judged retrieved rows. The rank correlations collect the group's
+(x, y) pairs and compare every pair (O(n^2), values in their own type); RBO folds once
+over the depths 1..l; the tie-aware metrics (columns ``rel``, ``tie_first``,
+``tie_size``) evaluate the closed forms of :mod:`rankframe.metrics.tied`. Every score is
+``DoubleType``; the ``num_*`` counts are ``LongType``.
 
 Conventions of the judged long table (docs/semantics.md#the-judged-long-table): ``rank``
 NULL = judged but not retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` =
