@@ -140,8 +140,10 @@ CREATE OR REPLACE TEMP MACRO rf__geometric(p, rank) AS
     pow(p::DOUBLE, (rank - 1)::DOUBLE);
 
 -- Rows of two numeric columns where neither value is NULL or NaN, as a list of {x, y}.
+-- The values keep their own type (a BIGINT beyond 2^53 is not rounded into a tie); the
+-- cast only tests for NaN.
 CREATE OR REPLACE TEMP MACRO rf__pairs(x, y) AS
-    coalesce(list({'x': x::DOUBLE, 'y': y::DOUBLE}) FILTER (
+    coalesce(list({'x': x, 'y': y}) FILTER (
         WHERE x IS NOT NULL AND y IS NOT NULL AND NOT isnan(x::DOUBLE) AND NOT isnan(y::DOUBLE)),
         []);
 
@@ -177,12 +179,16 @@ CREATE OR REPLACE TEMP MACRO rf__tie_dcg(rel, tie_first, tie_size, k, gain) AS
         range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
         lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL), 0)::DOUBLE;
 
+-- sign(a - b) by comparison: no overflow for BIGINTs, and 0 for inf against inf.
+CREATE OR REPLACE TEMP MACRO rf__compare(a, b) AS
+    (a > b)::INTEGER - (a < b)::INTEGER;
+
 -- Pair counts over the kept {x, y} rows of a group (O(n^2)): s = concordant - discordant,
 -- tx / ty / txy = pairs tied in x / in y / in both, n0 = n(n - 1)/2, all DOUBLE.
 CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
     list_transform([rf__pairs(x, y)], lambda l: {
         's': coalesce(list_sum(list_transform(l, lambda a: list_sum(list_transform(l,
-                 lambda b: sign(a.x - b.x) * sign(a.y - b.y))))), 0) / 2,
+                 lambda b: rf__compare(a.x, b.x) * rf__compare(a.y, b.y))))), 0) / 2,
         'tx': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
                  lambda b: b.x = a.x)))), 0) - len(l)) / 2,
         'ty': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,

@@ -4,6 +4,8 @@
 --   T = pairs tied in exactly one column (Fagin et al. 2004, K^(p)); pairs tied in both
 --   never count. penalty 0 (default) counts strict inversions only: without ties this is
 --   (1 - tau) / 2. Rows where x or y is NULL or NaN are dropped; fewer than two rows -> 0.
+--   Values are compared in their own type: BIGINTs beyond 2^53 exactly, +-inf as
+--   ordinary values (inf = inf), -0.0 = 0.0.
 --   O(n^2) per group.
 --   Example (docs/semantics.md#worked-examples: 3 of the 10 pairs are tied in one column only):
 --     SELECT rf_kendall_distance(x, y), rf_kendall_distance(x, y, penalty := 0.5) FROM (VALUES

@@ -3,6 +3,8 @@
 --   Spearman's rho: Pearson correlation of the average ranks of x and y (ties share the
 --   mean of their positions; the mean rank is (n + 1)/2). Rows where x or y is NULL or
 --   NaN are dropped. Fewer than two rows or a constant column -> 0 (scipy gives NaN).
+--   Values are compared in their own type: BIGINTs beyond 2^53 exactly, +-inf as
+--   ordinary values (inf = inf), -0.0 = 0.0.
 --   O(n^2) per group (ranks by counting).
 --   Example (docs/semantics.md#worked-examples):
 --     SELECT round(rf_spearman_rho(x, y), 4) FROM (VALUES (1, 1), (2, 3), (3, 2), (4, 4)) t(x, y);

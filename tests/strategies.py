@@ -6,9 +6,12 @@ pooled-unjudged rows (negative grades) and grades up to 4 (occasionally fraction
 Queries with nothing retrieved, nothing relevant or a single row are all likely.
 
 Metrics that read other columns (``Metric.columns``) get their own tables through
-:func:`tables_for`: paired numeric columns full of ties and NULLs for the correlations,
-two rankings of overlapping document sets for RBO, and tie groups for the tie-aware
-metrics (group sizes capped so that enumerating every ordering stays cheap).
+:func:`tables_for`: paired numeric columns for the correlations, with the edges of the
+contract (ties, NULL/NaN, ±inf, -0.0, Int64 beyond 2^53 and at its ends, constant
+columns, groups left with 0-2 rows); two rankings of overlapping document sets for RBO
+(with gaps, rows in neither list, tied ranks, identical and one-sided lists); and tie
+groups for the tie-aware metrics (group sizes capped so that enumerating every ordering
+stays cheap).
 """
 
 from __future__ import annotations
@@ -100,61 +103,100 @@ def metric_params(draw: st.DrawFn, metric: Metric) -> dict[str, Any]:
 
 # --- paired numeric columns (rank correlation) ---------------------------------------------
 
+#: The edges of a float column: ±inf (ordinary values, equal to themselves), -0.0 (equal to
+#: 0.0), NaN (dropped with its row).
+FLOAT_EDGES = [math.inf, -math.inf, -0.0, 0.0, math.nan]
+#: Integers that a cast to Float64 would round into ties (2^53 + 1 -> 2^53), and the ends
+#: of Int64, where a difference overflows.
+INT_EDGES = [2**53, 2**53 + 1, 2**53 + 2, -(2**53) - 1, -(2**53), 2**62, 2**63 - 1, -(2**63)]
+
 PAIRED_VALUES = st.one_of(
     st.none(),
     st.integers(0, 4).map(float),
     st.floats(-3, 3, allow_nan=False).map(lambda v: round(v, 1)),
-    st.just(math.nan),
+    st.sampled_from(FLOAT_EDGES),
 )
+PAIRED_INTS = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(INT_EDGES))
+
+
+def _related(values: list[Any], dtype: str, draw: st.DrawFn) -> list[Any]:
+    """A column ordered like ``values`` (so strong correlations occur), NULL where it is."""
+    if dtype == "int":
+        shift = draw(st.sampled_from([0, 1]))  # v >> 1: monotone, no overflow, some ties
+        return [None if v is None else v >> shift for v in values]
+    offsets = st.sampled_from([0.0, 0.0, 1.0, -2.0])
+    return [None if v is None else v + draw(offsets) for v in values]
 
 
 @st.composite
 def paired_tables(draw: st.DrawFn, max_queries: int = 6) -> pl.DataFrame:
-    """Columns qid (str), x, y (f64): small value sets so ties are common; some NULL/NaN."""
+    """Columns qid (str), x, y, each Float64 or Int64: small value sets so ties are common,
+    NULL/NaN, ±inf, -0.0, integers beyond 2^53; constant columns and groups left with
+    0, 1 or 2 rows once NULL/NaN rows are dropped."""
+    dtypes = {c: draw(st.sampled_from(["float", "float", "int"])) for c in ("x", "y")}
+    pools = {c: PAIRED_INTS if d == "int" else PAIRED_VALUES for c, d in dtypes.items()}
     qid: list[str] = []
-    xs: list[float | None] = []
-    ys: list[float | None] = []
+    columns: dict[str, list[Any]] = {"x": [], "y": []}
     for i in range(draw(st.integers(1, max_queries))):
-        n = draw(st.integers(1, 30))
-        x = draw(st.lists(PAIRED_VALUES, min_size=n, max_size=n))
-        if draw(st.booleans()):  # y related to x, so strong correlations occur too
-            y = [None if v is None else v + draw(st.sampled_from([0.0, 0.0, 1.0, -2.0]))
-                 for v in x]
+        n = draw(st.sampled_from([1, 2, 3])) if draw(st.booleans()) else draw(st.integers(1, 30))
+        shape = draw(st.sampled_from(["free", "related", "related", "constant"]))
+        x = draw(st.lists(pools["x"], min_size=n, max_size=n))
+        if shape == "related" and dtypes["x"] == dtypes["y"]:
+            y = _related(x, dtypes["y"], draw)
+        elif shape == "constant":  # one column constant (NULLs aside)
+            value = draw(pools["y"])
+            y = [draw(st.sampled_from([value, value, value, None])) for _ in range(n)]
         else:
-            y = draw(st.lists(PAIRED_VALUES, min_size=n, max_size=n))
+            y = draw(st.lists(pools["y"], min_size=n, max_size=n))
+        if dtypes["x"] == dtypes["y"] and draw(st.booleans()):
+            x, y = y, x
         qid += [f"q{i}"] * n
-        xs += x
-        ys += y
-    return pl.DataFrame({"qid": qid, "x": xs, "y": ys},
-                        schema={"qid": pl.String, "x": pl.Float64, "y": pl.Float64})
+        columns["x"] += x
+        columns["y"] += y
+    schema = {c: pl.Int64 if d == "int" else pl.Float64 for c, d in dtypes.items()}
+    return pl.DataFrame({"qid": qid, **columns}, schema={"qid": pl.String, **schema})
 
 
 # --- two rankings of overlapping document sets (RBO) ---------------------------------------
 
 
-def _ranks(draw: st.DrawFn, size: int) -> list[int]:
-    """Ranks for a list of ``size`` documents: 1..size, or with gaps."""
-    if size and draw(st.booleans()):
+def _ranks(draw: st.DrawFn, size: int, ties: bool) -> list[int]:
+    """Ranks for a list of ``size`` documents: 1..size, with gaps, or with a tie if ``ties``."""
+    if not size:
+        return []
+    kind = draw(st.sampled_from(["dense", "dense", "gaps", "gaps", *(["tied"] if ties else [])]))
+    if kind == "gaps":
         return sorted(draw(st.sets(st.integers(1, 2 * size + 3), min_size=size, max_size=size)))
-    return list(range(1, size + 1))
+    ranks = list(range(1, size + 1))
+    if kind == "tied" and size > 1:
+        at = draw(st.integers(1, size - 1))
+        ranks[at] = ranks[at - 1]
+    return ranks
 
 
 @st.composite
-def ranking_tables(draw: st.DrawFn, max_queries: int = 6) -> pl.DataFrame:
-    """Columns qid (str), rank_a, rank_b (i64): one row per document of either ranking."""
+def ranking_tables(draw: st.DrawFn, max_queries: int = 6, ties: bool = True) -> pl.DataFrame:
+    """Columns qid (str), rank_a, rank_b (i64): one row per document of either ranking, and
+    sometimes rows in neither (both NULL, to be ignored); groups of 1 or 2 rows, disjoint,
+    identical and empty rankings all occur, and with ``ties`` two documents sharing a rank
+    in one list (not a ranking, but every face must give the contract's value)."""
     qid: list[str] = []
     rank_a: list[int | None] = []
     rank_b: list[int | None] = []
     for i in range(draw(st.integers(1, max_queries))):
-        n_docs = draw(st.integers(1, 30))
+        n_docs = draw(st.sampled_from([1, 2])) if draw(st.booleans()) else draw(
+            st.integers(1, 30))
         in_a = draw(st.lists(st.booleans(), min_size=n_docs, max_size=n_docs))
         in_b = draw(st.lists(st.booleans(), min_size=n_docs, max_size=n_docs))
         in_b = [b or not a for a, b in zip(in_a, in_b, strict=True)]  # every row in a list
         docs_a = draw(st.permutations([d for d in range(n_docs) if in_a[d]]))
         docs_b = draw(st.permutations([d for d in range(n_docs) if in_b[d]]))
-        pos_a = dict(zip(docs_a, _ranks(draw, len(docs_a)), strict=True))
-        pos_b = dict(zip(docs_b, _ranks(draw, len(docs_b)), strict=True))
-        for d in range(n_docs):
+        if draw(st.integers(0, 5)) == 0:  # the same ranking twice
+            docs_b = docs_a = list(range(n_docs))
+        pos_a = dict(zip(docs_a, _ranks(draw, len(docs_a), ties), strict=True))
+        pos_b = dict(zip(docs_b, _ranks(draw, len(docs_b), ties), strict=True))
+        neither = draw(st.integers(0, 2)) if draw(st.integers(0, 3)) == 0 else 0
+        for d in range(n_docs + neither):
             qid.append(f"q{i}")
             rank_a.append(pos_a.get(d))
             rank_b.append(pos_b.get(d))

@@ -6,21 +6,34 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import duckdb
 import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
 
 import rankframe as rf
+from rankframe.faces.base import Face, supports
 from rankframe.metrics.registry import METRICS
-from tests.faces import duckdb_face, polars_face
+from tests.faces import COLUMNS, duckdb_face, measure, polars_face
 from tests.strategies import paired_tables, ranking_tables
 
 
+def _dense_ranks(values: list[float]) -> list[int]:
+    """Each value's position among the distinct values: the order and ties, exactly (Python
+    compares ints beyond 2^53 with each other and with floats exactly; -0.0 == 0.0)."""
+    position = {v: i for i, v in enumerate(sorted(set(values)))}
+    return [position[v] for v in values]
+
+
 def _scipy(kind: str, x: list[float], y: list[float]) -> float:
+    """scipy's statistic over the dense ranks of x and y: both statistics depend on the
+    order only, and scipy casts a float column and an int column to one float dtype,
+    which would round integers beyond 2^53 into ties."""
+    stats = pytest.importorskip("scipy.stats", reason="scipy is not installed (rankframe[stats])")
+    x, y = _dense_ranks(x), _dense_ranks(y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant input and returns NaN
         if kind == "kendall_tau":
@@ -132,7 +145,7 @@ def test_rbo_uneven_lengths_extrapolate_the_shorter_list(con: duckdb.DuckDBPyCon
     assert _both_faces(table, con, p=0.8) == [pytest.approx(1.0)] * 2
 
 
-@given(table=ranking_tables(max_queries=1), p=st.sampled_from([0.5, 0.9, 0.98]),
+@given(table=ranking_tables(max_queries=1, ties=False), p=st.sampled_from([0.5, 0.9, 0.98]),
        depth=st.one_of(st.none(), st.integers(1, 20)))
 def test_rbo_min_below_ext_and_both_in_unit_interval(table: pl.DataFrame, p: float,
                                                       depth: int | None) -> None:
@@ -160,3 +173,97 @@ def test_rbo_bad_arguments() -> None:
         rf.rbo(depth=0)
     with pytest.raises(TypeError, match="extrapolated must be True or False"):
         rf.rbo(extrapolated="yes")  # type: ignore[arg-type]
+
+
+# --- the edges, every face ------------------------------------------------------------------
+
+INF, NAN = math.inf, math.nan
+SQRT = math.sqrt
+#: (x, y, tau, distance, distance with penalty 1, rho) per group; docs/semantics.md, rank
+#: correlation and overlap. By the dtypes of x and y, so each table has one dtype a column.
+EDGES: dict[tuple[type[pl.DataType], type[pl.DataType]], dict[str, tuple[Any, ...]]] = {
+    (pl.Float64, pl.Float64): {
+        "inf largest": ([1.0, 2.0, INF], [1.0, 2.0, 3.0], 1.0, 0.0, 0.0, 1.0),
+        "inf ties inf": ([1.0, INF, INF], [1.0, 2.0, 3.0], 2 / SQRT(6), 0.0, 1 / 3, 1.5 / SQRT(3)),
+        "-inf to inf": ([-INF, 0.0, INF], [3.0, 2.0, 1.0], -1.0, 1.0, 1.0, -1.0),
+        "-0.0 is 0.0": ([-0.0, 0.0, 1.0], [1.0, 2.0, 3.0], 2 / SQRT(6), 0.0, 1 / 3, 1.5 / SQRT(3)),
+        "two left": ([1.0, None, NAN, 2.0, 3.0], [2.0, 1.0, 1.0, NAN, 1.0], -1.0, 1.0, 1.0, -1.0),
+        "none left": ([None, NAN], [1.0, 2.0], 0.0, 0.0, 0.0, 0.0),
+        "one row": ([1.0], [2.0], 0.0, 0.0, 0.0, 0.0),
+        "constant y": ([1.0, 2.0, 3.0], [4.0, 4.0, 4.0], 0.0, 0.0, 1.0, 0.0),
+        "both constant": ([1.0, 1.0], [2.0, 2.0], 0.0, 0.0, 0.0, 0.0),
+    },
+    (pl.Int64, pl.Float64): {
+        "beyond 2^53": ([2**53, 2**53 + 1, 2**53 + 2], [1.0, 2.0, 3.0], 1.0, 0.0, 0.0, 1.0),
+        "one apart": ([2**53 + 1, 2**53], [0.0, INF], -1.0, 1.0, 1.0, -1.0),
+    },
+    (pl.Int64, pl.Int64): {
+        "Int64 ends": ([-(2**63), 0, 2**63 - 1], [2**63 - 1, 0, -(2**63)], -1.0, 1.0, 1.0, -1.0),
+        "big constant": ([2**62, 2**62 + 1, None], [2**62, 2**62, 5], 0.0, 0.0, 1.0, 0.0),
+    },
+}
+CORRELATIONS = [("tau", "kendall_tau", {}), ("distance", "kendall_distance", {}),
+                ("distance p1", "kendall_distance", {"penalty": 1.0}),
+                ("rho", "spearman_rho", {})]
+
+
+def evaluate_edges(face: Face, table: pl.DataFrame,
+                   measures: list[tuple[str, str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The measures (label, metric, parameters) the face has, per query, in one evaluation."""
+    chosen = [measure(METRICS[m], values, label) for label, m, values in measures
+              if supports(face, METRICS[m])]
+    if not chosen:
+        pytest.skip(f"{face.name} has none of {[m for _, m, _ in measures]}")
+    result = face.to_polars(face.evaluate(face.native(table), chosen, ["qid"], COLUMNS))
+    return {row["qid"]: row for row in result.iter_rows(named=True)}
+
+
+@pytest.mark.parametrize("dtypes", list(EDGES), ids=lambda d: f"{d[0].__name__}-{d[1].__name__}")
+def test_correlation_edges_on_every_face(face: Face, dtypes: tuple[Any, Any]) -> None:
+    cases = EDGES[dtypes]
+    table = pl.DataFrame(
+        [(qid, x, y) for qid, (xs, ys, *_) in cases.items() for x, y in zip(xs, ys, strict=True)],
+        schema={"qid": pl.String, "x": dtypes[0], "y": dtypes[1]}, orient="row")
+    got = evaluate_edges(face, table, CORRELATIONS)
+    for qid, (_, _, *expected) in cases.items():
+        for (label, _, _), value in zip(CORRELATIONS, expected, strict=True):
+            if label in got[qid]:
+                assert got[qid][label] == pytest.approx(value, abs=1e-12), (face.name, qid, label)
+
+
+def test_edges_match_scipy() -> None:
+    """The hand values above, where scipy is defined (2+ rows, no constant column)."""
+    for cases in EDGES.values():
+        for qid, (xs, ys, tau, _, _, rho) in cases.items():
+            kept = [(x, y) for x, y in zip(xs, ys, strict=True)
+                    if x is not None and y is not None and not math.isnan(x)
+                    and not math.isnan(y)]
+            if len(kept) < 2 or tau == 0.0:
+                continue
+            x, y = [a for a, _ in kept], [b for _, b in kept]
+            assert _scipy("kendall_tau", x, y) == pytest.approx(tau, abs=1e-12), qid
+            assert _scipy("spearman_rho", x, y) == pytest.approx(rho, abs=1e-12), qid
+
+
+P = 0.9
+#: (rank_a, rank_b, RBO_ext, RBO_min, RBO_ext at depth 2) per group.
+RBO_EDGES: dict[str, tuple[Any, ...]] = {
+    "one shared": ([1], [1], 1.0, -(1 - P) / P * math.log(1 - P), 1.0),
+    "absent from both": ([1, None], [1, None], 1.0, -(1 - P) / P * math.log(1 - P), 1.0),
+    "disjoint singles": ([1, None], [None, 1], 0.0, 0.0, 0.0),
+    "cut to nothing": ([3, None], [None, 1], 0.0, 0.0, 0.0),
+    "one side empty": ([1, 2], [None, None], 0.0, 0.0, 0.0),
+}
+RBOS = [("ext", "rbo", {}), ("min", "rbo", {"extrapolated": False}),
+        ("ext@2", "rbo", {"depth": 2})]
+
+
+def test_rbo_edges_on_every_face(face: Face) -> None:
+    table = pl.DataFrame(
+        [(qid, a, b) for qid, (ra, rb, *_) in RBO_EDGES.items()
+         for a, b in zip(ra, rb, strict=True)],
+        schema={"qid": pl.String, "rank_a": pl.Int64, "rank_b": pl.Int64}, orient="row")
+    got = evaluate_edges(face, table, RBOS)
+    for qid, (_, _, *expected) in RBO_EDGES.items():
+        for (label, _, _), value in zip(RBOS, expected, strict=True):
+            assert got[qid][label] == pytest.approx(value, abs=1e-12), (face.name, qid, label)

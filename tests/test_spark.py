@@ -38,7 +38,7 @@ from rankframe.faces import oracle
 from rankframe.faces.polars import builder, expression
 from rankframe.metrics.registry import METRICS, Metric
 from tests.faces import COLUMNS, reference_face
-from tests.strategies import Qrels, Run, judged_tables, metric_params
+from tests.strategies import Qrels, Run, judged_tables, metric_params, tables_for
 
 REPO = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-9
@@ -47,6 +47,12 @@ SPARK_METRICS = sorted(rfs.SUPPORTED_METRICS)
 #: (2 cores) whatever its size, so each example packs many queries into one job: up to
 #: 12 generated tables (96 queries), every Spark metric with 2 parameter sets each.
 PARITY_EXAMPLES = 40
+
+
+TO_SPARK = {pl.Float64: "double", pl.Int64: "long"}
+#: A Spark schema with every column a registered metric reads.
+EVERY_COLUMN = ", ".join(f"{c} {'double' if c in ('rel', 'x', 'y') else 'long'}"
+                         for c in COLUMNS)
 
 
 def spark_settings(max_examples: int) -> settings:
@@ -76,7 +82,6 @@ def shape(func: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
 @pytest.mark.parametrize("name", SPARK_METRICS)
 def test_every_spark_metric_has_the_polars_signature(name: str) -> None:
     metric = METRICS[name]
-    assert metric.columns == ("rel", "rank")
     assert name in rfs.__all__, f"rankframe.spark does not export {name}"
     assert shape(getattr(rfs, name)) == shape(builder(metric))
 
@@ -121,6 +126,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "grade": [0, -2, float("inf")],
     "flag": [1, "yes", None],
     "weight": [0, -2, float("nan")],
+    "penalty": [-0.1, 1.5, float("nan")],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "grade": 3, "flag": True}
@@ -155,7 +161,7 @@ def test_bad_arguments_are_refused_like_the_polars_face(name: str, param: str, b
 @spark_settings(60)
 def test_output_names_match_the_polars_face(spark: SparkSession, data: st.DataObject) -> None:
     """Resolving the aggregate (no job runs) gives the alias the Polars expression has."""
-    frame = spark.createDataFrame([], "qid string, rel double, rank long")
+    frame = spark.createDataFrame([], f"qid string, {EVERY_COLUMN}")
     metric = METRICS[data.draw(st.sampled_from(SPARK_METRICS))]
     values = data.draw(metric_params(metric))
     expected = expression(metric, COLUMNS, values).meta.output_name()
@@ -170,7 +176,7 @@ def test_output_names_match_the_polars_face(spark: SparkSession, data: st.DataOb
 
 def test_empty_input_gives_the_reference_values(spark: SparkSession) -> None:
     """Over no rows at all (a global ``select``) every aggregate is the oracle's value."""
-    frame = spark.createDataFrame([], "rel double, rank long")
+    frame = spark.createDataFrame([], EVERY_COLUMN)
     cases = [(METRICS[name], {p.name: GOOD_VALUES.get(p.kind, p.default)
                               for p in METRICS[name].params}) for name in SPARK_METRICS]
     row = frame.select(*[call(getattr(rfs, m.name), m, v) for m, v in cases]).collect()[0]
@@ -204,30 +210,14 @@ def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
     ])
 
 
-@given(
-    tables=st.lists(judged_tables(), min_size=3, max_size=12),
-    data=st.data(),
-    integer_grades=st.booleans(),
-    int_ranks=st.booleans(),
-    ansi=st.booleans(),
-)
-@spark_settings(PARITY_EXAMPLES)
-def test_spark_matches_the_reference(
-    spark: SparkSession, parity_log: Any, tables: list[pl.DataFrame], data: st.DataObject,
-    integer_grades: bool, int_ranks: bool, ansi: bool,
-) -> None:
-    judged = stacked(tables)
-    grades = judged["rel"].drop_nulls()
-    integral = integer_grades and bool((grades == grades.floor()).all())
-    schema = (f"qid string, rel {'long' if integral else 'double'}, "
-              f"rank {'int' if int_ranks else 'long'}")
-    rows = [(q, None if g is None else (int(g) if integral else g), r)
-            for q, g, r in judged.select("qid", "rel", "rank").iter_rows()]
-    frame = spark.createDataFrame(rows, schema)
-
+def check_batch(spark: SparkSession, parity_log: Any, judged: pl.DataFrame, frame: DataFrame,
+                names: list[str], data: st.DataObject, ansi: bool, schema: str) -> None:
+    """Every metric of ``names``, with PARAM_SETS_PER_METRIC drawn parameter sets each, in
+    one Spark job over ``frame`` (``judged`` in Spark), against the oracle; with Spark's
+    result types (bigint for counts, double otherwise), and under ANSI mode or not."""
     cases: list[tuple[Metric, dict[str, Any]]] = [
         (metric, data.draw(metric_params(metric), label=f"{metric.name} parameters"))
-        for metric in (METRICS[name] for name in SPARK_METRICS)
+        for metric in (METRICS[name] for name in names)
         for _ in range(PARAM_SETS_PER_METRIC)
     ]
     columns = [call(getattr(rfs, m.name), m, values).alias(f"c{i}")
@@ -254,9 +244,59 @@ def test_spark_matches_the_reference(
             assert diff <= TOLERANCE, (
                 f"{metric.name}{values} on {qid} (ansi={ansi}, schema {schema}): "
                 f"spark={value!r} reference={expected!r}\n"
-                f"{judged.filter(pl.col('qid') == qid).sort('rank', nulls_last=True)}"
+                f"{judged.filter(pl.col('qid') == qid)}"
             )
         parity_log.record(f"spark:{metric.name}", len(oracle), worst)
+
+
+@given(
+    tables=st.lists(judged_tables(), min_size=3, max_size=12),
+    data=st.data(),
+    integer_grades=st.booleans(),
+    int_ranks=st.booleans(),
+    ansi=st.booleans(),
+)
+@spark_settings(PARITY_EXAMPLES)
+def test_spark_matches_the_reference(
+    spark: SparkSession, parity_log: Any, tables: list[pl.DataFrame], data: st.DataObject,
+    integer_grades: bool, int_ranks: bool, ansi: bool,
+) -> None:
+    judged = stacked(tables)
+    grades = judged["rel"].drop_nulls()
+    integral = integer_grades and bool((grades == grades.floor()).all())
+    schema = (f"qid string, rel {'long' if integral else 'double'}, "
+              f"rank {'int' if int_ranks else 'long'}")
+    rows = [(q, None if g is None else (int(g) if integral else g), r)
+            for q, g, r in judged.select("qid", "rel", "rank").iter_rows()]
+    frame = spark.createDataFrame(rows, schema)
+    ranked = [n for n in SPARK_METRICS if METRICS[n].columns == ("rel", "rank")]
+    check_batch(spark, parity_log, judged, frame, ranked, data, ansi, schema)
+
+
+#: The metrics that read other columns than (rel, rank), by the columns they read.
+FAMILIES = {columns: sorted(n for n in SPARK_METRICS if METRICS[n].columns == columns)
+            for columns in {METRICS[n].columns for n in SPARK_METRICS} - {("rel", "rank")}}
+#: Generated batches per family: the correlations, RBO and the tie-aware metrics.
+FAMILY_EXAMPLES = 12
+
+
+@pytest.mark.parametrize("columns", sorted(FAMILIES), ids="-".join)
+def test_spark_matches_the_reference_beyond_rel_and_rank(
+    spark: SparkSession, parity_log: Any, columns: tuple[str, ...]) -> None:
+    """As above for the correlations (x, y: Float64 or Int64 with the edges of
+    tests/strategies.py), RBO and the tie-aware metrics, each family one job a batch."""
+    names = FAMILIES[columns]
+
+    @given(tables=st.lists(tables_for(METRICS[names[0]]), min_size=2, max_size=6),
+           data=st.data(), ansi=st.booleans())
+    @spark_settings(FAMILY_EXAMPLES)
+    def check(tables: list[pl.DataFrame], data: st.DataObject, ansi: bool) -> None:
+        judged = stacked([t for t in tables if t.schema == tables[0].schema])  # one dtype
+        schema = f"qid string, {', '.join(f'{c} {TO_SPARK[judged.schema[c]]}' for c in columns)}"
+        frame = spark.createDataFrame(judged.select("qid", *columns).rows(), schema)
+        check_batch(spark, parity_log, judged, frame, names, data, ansi, schema)
+
+    check()
 
 
 # --------------------------------------------------------------------------------------

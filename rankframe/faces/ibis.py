@@ -78,9 +78,9 @@ I64 = dt.int64
 # What each engine cannot express
 # --------------------------------------------------------------------------------------
 
-_RBO = ("rbo: the sum over every depth 1..l of a ranking needs a generated series per "
-        "query, which Ibis does not express on every backend")
-_NO_WINDOWS = "the Ibis Polars backend (Ibis 12) compiles no window function"
+_RBO = ("the sum over every depth 1..l of a ranking needs a generated series per query, "
+        "which Ibis does not express on every backend")
+_NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) does not compile"
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
     "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
@@ -100,7 +100,7 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
     """
     out = dict(_COMMON_UNSUPPORTED)
     if backend == "polars":
-        out |= {name: f"{name} needs a window function; {_NO_WINDOWS}" for name in WINDOWED}
+        out |= dict.fromkeys(WINDOWED, _NO_WINDOWS)
     return {name: out[name] for name in sorted(out) if name in METRICS}
 
 
@@ -485,18 +485,26 @@ def judged(plan: _Plan, k: int | None) -> Final:
 # --- rank correlation ------------------------------------------------------------------
 
 
-def spearman_rho(plan: _Plan) -> Final:
-    def kept(t: Table) -> Value:
-        x, y = _f(plan.col(t, "x")), _f(plan.col(t, "y"))
-        both = x.notnull() & y.notnull()
-        if plan.backend != "sqlite":  # SQLite has no NaN (it stores NULL)
-            both = both & ~x.isnan() & ~y.isnan()
-        return both.fill_null(False)
+def _paired_value(value: Value) -> Value:
+    """A correlation column in its own type (an int64 beyond 2^53 is not rounded into a
+    tie); floats with -0.0 made 0.0 (DataFusion orders and partitions the two apart)."""
+    return _no_negative_zero(value) if value.type().is_floating() else value
 
-    # -0.0 made 0.0: DataFusion partitions the two apart.
-    valid = plan.row(lambda t: _flag(kept(t)))
+
+def _paired_kept(plan: _Plan, x: Value, y: Value) -> Value:
+    """Neither value NULL nor NaN (SQLite has no NaN: it stores NULL)."""
+    kept = x.notnull() & y.notnull()
+    for value in (x, y):
+        if value.type().is_floating() and plan.backend != "sqlite":
+            kept = kept & ~value.isnan()
+    return kept.fill_null(False)
+
+
+def spearman_rho(plan: _Plan) -> Final:
+    valid = plan.row(lambda t: _flag(_paired_kept(plan, plan.col(t, "x"), plan.col(t, "y"))))
+
     def normalised(column: str) -> Callable[[Table], Value]:
-        return lambda t: _no_negative_zero(plan.col(t, column))
+        return lambda t: _paired_value(plan.col(t, column))
 
     values = {c: plan.row(normalised(c)) for c in ("x", "y")}
     n = plan.total(lambda t: t[valid], valid, needs=[valid])
@@ -527,11 +535,8 @@ def _pair_counts(plan: _Plan, table: Table) -> Table:
     """Per query (its number ``__rf_group``): the pairs of kept (x, y) rows that are
     concordant, discordant, tied in x only, in y only, in both, and all of them (a self-join
     of the query's kept rows, each unordered pair once)."""
-    x, y = _no_negative_zero(plan.col(table, "x")), _no_negative_zero(plan.col(table, "y"))
-    kept = x.notnull() & y.notnull()
-    if plan.backend != "sqlite":
-        kept = kept & ~x.isnan() & ~y.isnan()
-    rows = table.filter(kept.fill_null(False)).select(
+    x, y = _paired_value(plan.col(table, "x")), _paired_value(plan.col(table, "y"))
+    rows = table.filter(_paired_kept(plan, x, y)).select(
         table[_GROUP], x.name("__rf_x"), y.name("__rf_y"))
     rows = rows.mutate(__rf_id=ibis.row_number().over(ibis.window(
         group_by=rows[_GROUP], order_by=[rows["__rf_x"], rows["__rf_y"]])))
@@ -885,7 +890,20 @@ class IbisFace:
     # Tables ----------------------------------------------------------------------------
 
     def native(self, frame: pl.DataFrame) -> Table:
-        """``frame`` as an Ibis table (an in-memory table, uploaded when executed)."""
+        """``frame`` as an Ibis table (an in-memory table, uploaded when executed).
+
+        Ibis 12 uploads an in-memory table to SQLite through pandas, which turns an integer
+        column with NULLs into floats (2^62 + 1 becomes 2^62); such frames go as Python
+        objects under the frame's own schema instead."""
+        if self.backend == "sqlite" and any(
+                dtype.is_integer() and frame[name].null_count()
+                for name, dtype in frame.schema.items()):
+            import pandas as pd  # type: ignore[import-untyped]
+
+            objects = pd.DataFrame({c: pd.Series(frame[c].to_list(), dtype=object)
+                                    for c in frame.columns})
+            return ibis.memtable(objects, schema=ibis.Schema.from_pyarrow(
+                frame.to_arrow().schema))
         return ibis.memtable(frame.to_arrow())
 
     def to_polars(self, table: Table) -> pl.DataFrame:

@@ -274,15 +274,18 @@ Pair = tuple[float | None, float | None]
 
 
 def _kept(rows: Sequence[Pair]) -> list[tuple[float, float]]:
+    """The pairs without NULL or NaN, as given: Python compares an int beyond 2^53 exactly
+    (with ints and with floats), and -0.0 == 0.0, inf == inf."""
     return [
-        (float(x), float(y))
+        (x, y)
         for x, y in rows
         if x is not None and y is not None and not math.isnan(x) and not math.isnan(y)
     ]
 
 
-def _sign(v: float) -> int:
-    return (v > 0) - (v < 0)
+def _sign(a: float, b: float) -> int:
+    """sign(a - b), by comparison (inf - inf would be NaN)."""
+    return (a > b) - (a < b)
 
 
 def _pair_kinds(rows: Sequence[Pair]) -> tuple[int, int, int, int, int, int]:
@@ -291,8 +294,8 @@ def _pair_kinds(rows: Sequence[Pair]) -> tuple[int, int, int, int, int, int]:
     conc = disc = tie_x = tie_y = tie_xy = 0
     for i in range(len(kept)):
         for j in range(i + 1, len(kept)):
-            sx = _sign(kept[i][0] - kept[j][0])
-            sy = _sign(kept[i][1] - kept[j][1])
+            sx = _sign(kept[i][0], kept[j][0])
+            sy = _sign(kept[i][1], kept[j][1])
             if sx == 0 and sy == 0:
                 tie_xy += 1
             elif sx == 0:

@@ -9,11 +9,14 @@ to be used inside ``groupBy(...).agg(...)``::
 
 Only Spark's own aggregates and higher-order functions are used (``count_if``, ``sum``,
 ``min``, ``collect_list``, ``array_sort``, ``transform``, ``filter``, ``aggregate``,
-``slice``), never a Python UDF, so the work stays in the JVM. Rank-dependent metrics
-(average precision, bpref, interpolated precision, ideal DCG) collect one small array
-per query: the ranks of its relevant retrieved rows, its positive gains, or the
-relevance flags of its judged retrieved rows. Every score is ``DoubleType``; the
-``num_*`` counts are ``LongType``.
+``slice``, ``sequence``), never a Python UDF, so the work stays in the JVM. Rank-dependent
+metrics (average precision, bpref, interpolated precision, ideal DCG) collect one small
+array per query: the ranks of its relevant retrieved rows, its positive gains, or the
+relevance flags of its judged retrieved rows. The rank correlations collect the group's
+(x, y) pairs and compare every pair (O(n^2), values in their own type); RBO folds once
+over the depths 1..l; the tie-aware metrics (columns ``rel``, ``tie_first``,
+``tie_size``) evaluate the closed forms of :mod:`rankframe.metrics.tied`. Every score is
+``DoubleType``; the ``num_*`` counts are ``LongType``.
 
 Conventions of the judged long table (docs/semantics.md#the-judged-long-table): ``rank``
 NULL = judged but not retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` =
@@ -40,6 +43,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'rankframe[spark]'"
     ) from exc
 
+import math
 import os
 import shutil
 import sys
@@ -57,16 +61,12 @@ from rankframe.metrics.expr import Gain, label
 from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
 from rankframe.metrics.registry import METRICS, Metric, validated
+from rankframe.metrics.tied import TiedAPDivisor
+from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
-#: Registered metrics without a Spark function yet, each with the reason (as data: the
-#: completeness tests check it against the registry and the functions below).
-UNSUPPORTED: dict[str, str] = {
-    **{name: "rank correlation has no Spark aggregate yet"
-       for name in ("kendall_tau", "kendall_distance", "spearman_rho", "rbo")},
-    **{f"{name}_ties": "tie-aware metrics have no Spark aggregate yet"
-       for name in ("precision", "recall", "dcg", "ndcg", "reciprocal_rank",
-                    "average_precision")},
-}
+#: Registered metrics without a Spark function, each with the reason (as data: the
+#: completeness tests check it against the registry and the functions below). None today.
+UNSUPPORTED: dict[str, str] = {}
 SUPPORTED_METRICS: tuple[str, ...] = tuple(
     name for name in sorted(METRICS) if name not in UNSUPPORTED
 )
@@ -796,6 +796,474 @@ def judged(
 
 
 # --------------------------------------------------------------------------------------
+# Rank correlation and overlap (docs/semantics.md#rank-correlation-and-overlap)
+# --------------------------------------------------------------------------------------
+
+
+def _let(value: Column, body: Callable[[Column], Column]) -> Column:
+    """``body(value)`` with ``value`` computed once (a one-element array, transformed)."""
+    return F.element_at(F.transform(F.array(value), body), 1)
+
+
+def _safe_ratio(numerator: Column, denominator: Column) -> Column:
+    """numerator / denominator as a double, NULL where the denominator is not > 0 (no
+    division by zero under ANSI mode)."""
+    return numerator.cast("double") / F.when(denominator > 0, denominator.cast("double"))
+
+
+def _compare(a: Column, b: Column) -> Column:
+    """sign(a - b) by comparison (an int): exact for longs, 0 for inf against inf."""
+    return (a > b).cast("int") - (a < b).cast("int")
+
+
+def _kept_pairs(x: Column, y: Column) -> Column:
+    """The group's (x, y) rows where neither is NULL or NaN, each in its own type.
+
+    ``isnan`` reads a double cast of the value, which is NaN only for a NaN; the values
+    themselves are compared uncast (a long beyond 2^53 keeps its identity)."""
+    missing = x.isNull() | y.isNull() | F.isnan(x.cast("double")) | F.isnan(y.cast("double"))
+    return F.collect_list(F.when(~missing, F.struct(x.alias("x"), y.alias("y"))))
+
+
+def _pair_counts(x: Column, y: Column) -> Column:
+    """Over the unordered pairs of kept rows, as doubles: s = concordant - discordant, the
+    pairs tied in x (tx), in y (ty), in both (txy), and n0 = n(n - 1)/2. Every ordered pair
+    of the collected rows is visited once (O(n^2)); the n self-pairs tie in both."""
+    pairs = _kept_pairs(x, y)
+    zero = F.lit(0).cast("long")
+    start = F.struct(zero.alias("s"), zero.alias("tx"), zero.alias("ty"), zero.alias("txy"))
+
+    def against(a: Column) -> Callable[[Column, Column], Column]:
+        def step(acc: Column, b: Column) -> Column:
+            cx, cy = _compare(a["x"], b["x"]), _compare(a["y"], b["y"])
+            return F.struct(
+                (acc["s"] + cx * cy).alias("s"),
+                (acc["tx"] + (cx == 0).cast("long")).alias("tx"),
+                (acc["ty"] + (cy == 0).cast("long")).alias("ty"),
+                (acc["txy"] + ((cx == 0) & (cy == 0)).cast("long")).alias("txy"),
+            )
+        return step
+
+    def add(acc: Column, a: Column) -> Column:
+        row = F.aggregate(pairs, start, against(a))
+        return F.struct(*[(acc[f] + row[f]).alias(f) for f in ("s", "tx", "ty", "txy")])
+
+    def finish(c: Column) -> Column:
+        n = F.size(pairs).cast("double")
+        return F.struct(
+            (c["s"].cast("double") / 2.0).alias("s"),
+            *[((c[f].cast("double") - n) / 2.0).alias(f) for f in ("tx", "ty", "txy")],
+            (n * (n - 1.0) / 2.0).alias("n0"),
+        )
+
+    return F.aggregate(pairs, start, add, finish)
+
+
+@validated(METRICS["kendall_tau"])
+def kendall_tau(x: IntoColumn = "x", *, y: IntoColumn = "y") -> Column:
+    """Kendall's tau-b between two columns, with ties (Kendall 1945).
+
+    Contract: docs/semantics.md#kendall_tau.
+
+    ``tau_b = (C - D) / sqrt((n0 - n1) * (n0 - n2))``, C / D the concordant / discordant
+    pairs, n0 = n(n - 1)/2, n1 / n2 the pairs tied in x / in y. Rows with a NULL or NaN
+    are dropped; values are compared in their own type (``-0.0 = 0.0``, inf = inf, longs
+    exactly). Fewer than two rows or a constant column gives 0.0. O(n^2) per group.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``kendall_tau``.
+    """
+    def tau(c: Column) -> Column:
+        spread = (c["n0"] - c["tx"]) * (c["n0"] - c["ty"])
+        valid = (c["n0"] - c["tx"] > 0) & (c["n0"] - c["ty"] > 0)
+        return F.when(valid, c["s"] / F.sqrt(F.when(valid, spread))).otherwise(F.lit(0.0))
+
+    return _let(_pair_counts(_col(x), _col(y)), tau).alias("kendall_tau")
+
+
+@validated(METRICS["kendall_distance"])
+def kendall_distance(x: IntoColumn = "x", *, y: IntoColumn = "y", penalty: float = 0.0
+                     ) -> Column:
+    """Normalised Kendall distance ``K = (D + penalty * T) / (n(n - 1)/2)`` (Fagin et al.
+    2004, ``K^(p)``): D discordant pairs, T pairs tied in exactly one column.
+
+    Contract: docs/semantics.md#kendall_distance.
+
+    Rows with a NULL or NaN are dropped; fewer than two rows gives 0.0. O(n^2) per group.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``kendall_distance``.
+    """
+    def distance(c: Column) -> Column:
+        discordant = (c["n0"] - c["tx"] - c["ty"] + c["txy"] - c["s"]) / 2.0
+        one_sided = c["tx"] + c["ty"] - 2.0 * c["txy"]
+        value = _safe_ratio(discordant + F.lit(float(penalty)) * one_sided, c["n0"])
+        return F.coalesce(value, F.lit(0.0))
+
+    return _let(_pair_counts(_col(x), _col(y)), distance).alias("kendall_distance")
+
+
+@validated(METRICS["spearman_rho"])
+def spearman_rho(x: IntoColumn = "x", *, y: IntoColumn = "y") -> Column:
+    """Spearman's rho: the Pearson correlation of the two columns' average ranks.
+
+    Contract: docs/semantics.md#spearman_rho.
+
+    ``rho = sum a_i b_i / sqrt(sum a_i^2 * sum b_i^2)`` with a, b the average ranks (ties
+    share the mean of their positions: below + (equal + 1)/2) minus their mean (n + 1)/2.
+    Rows with a NULL or NaN are dropped; fewer than two rows or a constant column gives
+    0.0. O(n^2) per group (ranks by counting).
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``spearman_rho``.
+    """
+    pairs = _kept_pairs(_col(x), _col(y))
+    centre = (F.size(pairs).cast("double") + 1.0) / 2.0
+
+    def centred_rank(a: Column, field: str) -> Column:
+        below = F.size(F.filter(pairs, lambda b: b[field] < a[field]))
+        equal = F.size(F.filter(pairs, lambda b: b[field] == a[field]))
+        return below.cast("double") + (equal.cast("double") + 1.0) / 2.0 - centre
+
+    ranks = F.transform(pairs, lambda a: F.struct(centred_rank(a, "x").alias("a"),
+                                                  centred_rank(a, "y").alias("b")))
+
+    def rho(r: Column) -> Column:
+        def total(term: Callable[[Column], Column]) -> Column:
+            return _sum_array(F.transform(r, term))
+
+        spread = total(lambda z: z["a"] * z["a"]) * total(lambda z: z["b"] * z["b"])
+        value = total(lambda z: z["a"] * z["b"]) / F.sqrt(F.when(spread > 0, spread))
+        return F.coalesce(value, F.lit(0.0))
+
+    return _let(ranks, rho).alias("spearman_rho")
+
+
+@validated(METRICS["rbo"])
+def rbo(
+    rank_a: IntoColumn = "rank_a",
+    *,
+    rank_b: IntoColumn = "rank_b",
+    p: float = 0.9,
+    depth: int | None = None,
+    extrapolated: bool = True,
+) -> Column:
+    """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010).
+
+    Contract: docs/semantics.md#rbo.
+
+    One row per document of either ranking, ``rank_a`` / ``rank_b`` its rank in A / B
+    (NULL where absent); ``depth`` keeps ranks <= depth. With ``X_d`` the documents ranked
+    <= d in both, s <= l the two lengths (deepest ranks) and ``w_d = p^d / d``:
+
+    - RBO_ext: ``(1-p)/p * (sum_{d<=l} X_d w_d + X_s/s * sum_{s<d<=l} (d - s) w_d)
+      + ((X_l - X_s)/l + X_s/s) * p^l``;
+    - RBO_min: ``(1-p)/p * (sum_{d<=l} (X_d - X_l) w_d - X_l ln(1 - p))``.
+
+    ``sum X_d w_d`` is one fold over the depths 1..l merged with the documents' depths
+    ``max(rank_a, rank_b)`` (sorted, a document before its depth): O((l + n) log(l + n)).
+    An empty list on either side gives 0.0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``rbo``.
+    """
+    a, b = _col(rank_a).cast("long"), _col(rank_b).cast("long")
+    if depth is not None:
+        a = F.when(a <= F.lit(depth), a)
+        b = F.when(b <= F.lit(depth), b)
+    len_a = F.coalesce(F.max(a), F.lit(0).cast("long"))
+    len_b = F.coalesce(F.max(b), F.lit(0).cast("long"))
+    both = F.collect_list(F.when(a.isNotNull() & b.isNotNull(), F.greatest(a, b)))
+    summary = F.struct(F.least(len_a, len_b).alias("s"), F.greatest(len_a, len_b).alias("l"),
+                       both.alias("both"))
+    pf = F.lit(float(p))
+
+    def value(g: Column) -> Column:
+        s, length = g["s"], g["l"]
+        documents = F.transform(g["both"], lambda m: F.struct(m.alias("d"), F.lit(0).alias("e")))
+        depths = F.transform(F.sequence(F.lit(1).cast("long"), F.greatest(length, F.lit(1))),
+                             lambda d: F.struct(d.alias("d"), F.lit(1).alias("e")))
+        events = F.array_sort(F.concat(documents, depths))
+        start = F.struct(F.lit(0).cast("long").alias("x"), F.lit(0.0).alias("xw"),
+                         F.lit(0.0).alias("w"), F.lit(0.0).alias("beyond"))
+
+        def step(acc: Column, ev: Column) -> Column:
+            d = ev["d"].cast("double")
+            w = F.when(ev["e"] == 1, F.pow(pf, d) / d).otherwise(F.lit(0.0))
+            return F.struct(
+                (acc["x"] + (F.lit(1) - ev["e"]).cast("long")).alias("x"),
+                (acc["xw"] + acc["x"].cast("double") * w).alias("xw"),
+                (acc["w"] + w).alias("w"),
+                (acc["beyond"] + F.greatest(d - s.cast("double"), F.lit(0.0)) * w)
+                .alias("beyond"),
+            )
+
+        sums = F.aggregate(events, start, step)
+        x_long = F.size(g["both"]).cast("double")
+        x_short = F.size(F.filter(g["both"], lambda m: m <= s)).cast("double")
+        scale = F.lit((1.0 - p) / p)
+        if extrapolated:
+            rate = _safe_ratio(x_short, s)
+            tail = (_safe_ratio(x_long - x_short, length) + rate) * F.pow(pf, length.cast("double"))
+            result = scale * (sums["xw"] + rate * sums["beyond"]) + tail
+        else:
+            result = scale * (sums["xw"] - x_long * sums["w"] - x_long * F.lit(math.log1p(-p)))
+        return F.when(s > 0, result).otherwise(F.lit(0.0))
+
+    return _let(summary, value).alias("rbo")
+
+
+# --------------------------------------------------------------------------------------
+# Tie-aware metrics (docs/semantics.md#tie-aware-metrics): columns rel, tie_first, tie_size
+# --------------------------------------------------------------------------------------
+
+
+def _tie_last(first: Column, size: Column, k: int | None) -> Column:
+    """Last position of the group inside the cutoff (below ``first``: none inside)."""
+    last = first + size - F.lit(1)
+    return last if k is None else F.least(last, F.lit(k).cast("long"))
+
+
+def _expected_hits(rel: Column, first: Column, size: Column, k: int | None,
+                   threshold: float) -> Column:
+    """Sum over relevant retrieved rows of c(k)/t, the chance each lands in the top k."""
+    inside = F.greatest(_tie_last(first, size, k) - first + F.lit(1), F.lit(0))
+    share = inside.cast("double") / size.cast("double")
+    return F.coalesce(F.sum(F.when(_relevant(rel, threshold) & first.isNotNull(), share)),
+                      F.lit(0.0))
+
+
+def _positions_sum(first: Column, last: Column, term: Callable[[Column], Column]) -> Column:
+    """sum over i = first .. last of term(i) (a double), 0.0 when last < first."""
+    terms = F.transform(F.sequence(first, F.greatest(last, first)), term)
+    return F.when(last >= first, _sum_array(terms)).otherwise(F.lit(0.0))
+
+
+def _expected_dcg(rel: Column, first: Column, size: Column, k: int | None, kind: Gain
+                  ) -> Column:
+    discounts = _positions_sum(first, _tie_last(first, size, k),
+                               lambda i: F.lit(1.0) / _discount(i))
+    per_row = _gain(rel, kind) / size.cast("double") * discounts
+    return F.coalesce(F.sum(F.when(first.isNotNull(), per_row)), F.lit(0.0))
+
+
+def _relevant_groups(rel: Column, first: Column, size: Column, threshold: float) -> Column:
+    """The (f, t) tie group of every relevant retrieved row, as an array."""
+    group = F.struct(first.cast("long").alias("f"), size.cast("long").alias("t"))
+    return F.collect_list(F.when(_relevant(rel, threshold) & first.isNotNull(), group))
+
+
+@validated(METRICS["precision_ties"])
+def precision_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    threshold: float = 1,
+    divisor: PrecisionDivisor = "k",
+) -> Column:
+    """Expected precision at k over the orderings of tied rows (McSherry & Najork 2008).
+
+    Contract: docs/semantics.md#precision_ties.
+
+    ``E[P@k] = (sum over groups of r * c(k) / t) / k`` (``divisor="min"``: ``/ min(k, n)``;
+    ``k=None``: relevant retrieved / n), c(k) the group's positions inside the top k.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``precision_ties@k``.
+    """
+    rel_c, first, size = _col(rel), _col(tie_first), _col(tie_size)
+    hits = _expected_hits(rel_c, first, size, k, threshold)
+    n = _count(first.isNotNull())
+    if k is None:
+        value = _ratio(hits, n)
+    elif divisor == "k":
+        value = hits / F.lit(float(k))
+    else:
+        value = _ratio(hits, F.least(n, F.lit(k).cast("long")))
+    return value.alias(label("precision_ties", k))
+
+
+@validated(METRICS["recall_ties"])
+def recall_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    threshold: float = 1,
+) -> Column:
+    """Expected recall at k: ``(sum over groups of r * c(k) / t) / R``; R = 0 gives 0.
+
+    Contract: docs/semantics.md#recall_ties.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``recall_ties@k``.
+    """
+    rel_c, first, size = _col(rel), _col(tie_first), _col(tie_size)
+    hits = _expected_hits(rel_c, first, size, k, threshold)
+    return _ratio(hits, _count(_relevant(rel_c, threshold))).alias(label("recall_ties", k))
+
+
+@validated(METRICS["dcg_ties"])
+def dcg_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    gain: Gain = "linear",
+) -> Column:
+    """Expected DCG at k: ``sum over retrieved rows of g(rel) / t * sum over positions
+    i = f .. min(f + t - 1, k) of 1 / log2(i + 1)``.
+
+    Contract: docs/semantics.md#dcg_ties.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``dcg_ties@k``.
+    """
+    value = _expected_dcg(_col(rel), _col(tie_first), _col(tie_size), k, gain)
+    return value.alias(label("dcg_ties", k))
+
+
+@validated(METRICS["ndcg_ties"])
+def ndcg_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    gain: Gain = "linear",
+    ideal: Ideal = "all",
+) -> Column:
+    """Expected nDCG at k: ``E[DCG@k] / IDCG@k`` (ties do not change the ideal; ``ideal=
+    "retrieved"`` keeps the rows with a tie group); IDCG = 0 gives 0.
+
+    Contract: docs/semantics.md#ndcg_ties.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``ndcg_ties@k``.
+    """
+    rel_c, first, size = _col(rel), _col(tie_first), _col(tie_size)
+    value = _ratio(_expected_dcg(rel_c, first, size, k, gain),
+                   _idcg(rel_c, first, k, gain, ideal))
+    return value.alias(label("ndcg_ties", k))
+
+
+@validated(METRICS["reciprocal_rank_ties"])
+def reciprocal_rank_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    threshold: float = 1,
+) -> Column:
+    """Expected reciprocal rank at k.
+
+    Contract: docs/semantics.md#reciprocal_rank_ties.
+
+    The first group holding a relevant row (position f, size t, r relevant) decides:
+    ``E[RR@k] = sum over j = 1 .. min(t - r + 1, k - f + 1) of P_j / (f + j - 1)`` with
+    ``P_1 = r / t`` and ``P_j = P_(j-1) * (t - r - j + 2) / (t - j + 1)``, folded with
+    ``aggregate``. No relevant row within k gives 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``reciprocal_rank_ties@k``.
+    """
+    groups = _relevant_groups(_col(rel), _col(tie_first), _col(tie_size), threshold)
+    f = F.array_min(F.transform(groups, lambda g: g["f"]))
+    first_group = F.filter(groups, lambda g: g["f"] == f)
+    summary = F.struct(f.alias("f"), F.size(first_group).cast("long").alias("r"),
+                       F.get(first_group, 0)["t"].alias("t"))
+
+    def value(c: Column) -> Column:
+        f_, r, t = c["f"].cast("double"), c["r"].cast("double"), c["t"].cast("double")
+        steps = c["t"] - c["r"] + F.lit(1)
+        if k is not None:
+            steps = F.least(steps, F.lit(k) - c["f"] + F.lit(1))
+        start = F.struct(F.lit(0.0).alias("chance"), F.lit(0.0).alias("value"))
+
+        def step(acc: Column, j: Column) -> Column:
+            jf = j.cast("double")
+            chance = F.when(j == 1, r / t).otherwise(
+                acc["chance"] * (t - r - jf + 2.0) / (t - jf + 1.0))
+            return F.struct(chance.alias("chance"),
+                            (acc["value"] + chance / (f_ + jf - 1.0)).alias("value"))
+
+        total = F.aggregate(F.sequence(F.lit(1).cast("long"), F.greatest(steps, F.lit(1))),
+                            start, step, lambda acc: acc["value"])
+        return F.when(c["f"].isNotNull() & (steps >= 1), total).otherwise(F.lit(0.0))
+
+    return _let(summary, value).alias(label("reciprocal_rank_ties", k))
+
+
+@validated(METRICS["average_precision_ties"])
+def average_precision_ties(
+    rel: IntoColumn = "rel",
+    k: int | None = None,
+    *,
+    tie_first: IntoColumn = "tie_first",
+    tie_size: IntoColumn = "tie_size",
+    threshold: float = 1,
+    divisor: TiedAPDivisor = "relevant",
+) -> Column:
+    """Expected average precision at k.
+
+    Contract: docs/semantics.md#average_precision_ties.
+
+    For a relevant row in a group (position f, size t, r relevant, h relevant rows in
+    earlier groups): ``(1/t) * sum over j = 1 .. min(t, k - f + 1) of
+    (h + 1 + (j - 1)(r - 1)/(t - 1)) / (f + j - 1)``; summed over the relevant retrieved
+    rows and divided by D = R (``"relevant"``) or ``min(R, k)`` (``"min"``); D = 0 gives 0.
+    h and r are counted in the collected (f, t) array: O(n^2) in the relevant rows.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``average_precision_ties@k``.
+    """
+    rel_c = _col(rel)
+    groups = _relevant_groups(rel_c, _col(tie_first), _col(tie_size), threshold)
+
+    def term(a: Column) -> Column:
+        f, t = a["f"], a["t"]
+        before = F.size(F.filter(groups, lambda b: b["f"] < f)).cast("double")
+        in_group = F.size(F.filter(groups, lambda b: b["f"] == f)).cast("double")
+        last = _tie_last(f, t, k)
+        harmonic = _positions_sum(f, last, lambda i: F.lit(1.0) / i.cast("double"))
+        offsets = _positions_sum(f, last, lambda i: (i - f).cast("double") / i.cast("double"))
+        tf = t.cast("double")
+        slope = F.when(t > 1, (in_group - 1.0) / (tf - 1.0)).otherwise(F.lit(0.0))
+        return ((before + 1.0) * harmonic + slope * offsets) / tf
+
+    total = _sum_array(F.transform(groups, term))
+    r_count = _count(_relevant(rel_c, threshold))
+    if divisor == "min" and k is not None:
+        r_count = F.least(r_count, F.lit(k).cast("long"))
+    return _ratio(total, r_count).alias(label("average_precision_ties", k))
+
+
+# --------------------------------------------------------------------------------------
 # From a run and qrels to the judged long table
 # (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
 # --------------------------------------------------------------------------------------
@@ -815,6 +1283,7 @@ def judge(
     score: str = "score",
     rel: str = "rel",
     depth: int | None = None,
+    ties: Ties = "docid",
 ) -> DataFrame:
     """Join a run and qrels (Spark DataFrames) into the judged long table.
 
@@ -845,11 +1314,17 @@ def judge(
     depth
         Keep only the top ``depth`` ranks of each query before the join (trec_eval
         ``-M``); ``None`` keeps everything.
+    ties
+        ``"docid"`` (default), or ``"average"`` to add the tie groups the tie-aware metrics
+        read (:func:`precision_ties` & co.): ``tie_first``, the smallest rank of the
+        retrieved rows of the query with an equal score (after the depth cut), and
+        ``tie_size``, their number (LongType; NULL for rows without a rank).
 
     Returns
     -------
     DataFrame
-        Columns ``query``, ``doc``, ``rank`` (LongType), ``rel``, ``score`` (DoubleType).
+        Columns ``query``, ``doc``, ``rank`` (LongType), ``rel``, ``score`` (DoubleType),
+        and ``tie_first``, ``tie_size`` with ``ties="average"``.
 
     Raises
     ------
@@ -866,6 +1341,7 @@ def judge(
     """
     fn = "judge"
     depth = validation.cutoff(fn, depth, name="depth")
+    ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     names = {"query": query, "doc": doc, "score": score, "rel": rel}
     if len(set(names.values()) | {"rank"}) != len(names) + 1:
         raise ValueError(
@@ -898,8 +1374,16 @@ def judge(
     ranked = candidates.withColumn("rank", F.row_number().over(order).cast("long"))
     if depth is not None:
         ranked = ranked.where(F.col("rank") <= F.lit(depth))
+    tie_columns: list[str] = []
+    if ties == "average":  # the scores are never NULL or NaN here, and -0.0 is 0.0
+        group = Window.partitionBy(query, score)
+        ranked = ranked.withColumns({
+            TIE_FIRST: F.min("rank").over(group),
+            TIE_SIZE: F.count(F.lit(1)).over(group).cast("long"),
+        })
+        tie_columns = [TIE_FIRST, TIE_SIZE]
     joined = ranked.join(qrels_c, on=[query, doc], how="full")
-    return joined.select(query, doc, "rank", rel, score)
+    return joined.select(query, doc, "rank", rel, score, *tie_columns)
 
 
 def unjudged_run_queries(run: DataFrame, qrels: DataFrame, *, query: str = "qid") -> DataFrame:
@@ -1084,7 +1568,7 @@ class SparkFace:
     name = "spark"
     role: Role = "cluster"
     unsupported: Mapping[str, str] = UNSUPPORTED
-    judge_ties: frozenset[Ties] = frozenset({"docid"})
+    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
 
     def unavailable(self) -> str | None:
         if shutil.which("java") or os.environ.get("JAVA_HOME"):
@@ -1115,10 +1599,8 @@ class SparkFace:
         return result.toDF(*keys, *(m.label for m in measures))
 
     def judge(self, run: DataFrame, qrels: DataFrame, options: JudgeOptions) -> DataFrame:
-        if options.ties != "docid":
-            raise ValueError(f"the spark face judges with ties='docid' only, got {options.ties!r}")
         return judge(run, qrels, query=options.query, doc=options.doc, score=options.score,
-                     rel=options.rel, depth=options.depth)
+                     rel=options.rel, depth=options.depth, ties=options.ties)
 
 
 FACE: Face = SparkFace()

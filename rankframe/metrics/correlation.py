@@ -4,10 +4,12 @@
 of the same rows (system score vs relevance, system A rank vs system B rank ...): ``x``,
 and ``y`` by keyword (the registry's convention: the first data column is positional, the
 others are keywords, e.g. ``rf.kendall_tau("score", y="rel")``). Rows
-where either value is NULL or NaN are dropped first. A group with fewer than two
-remaining rows, or where either column is constant, scores 0.0 (no evidence of
-association; scipy returns NaN there) in every face, so that means over groups stay
-defined.
+where either value is NULL or NaN are dropped first. Values are compared in the column's
+own type, never through a cast: integers beyond 2^53 stay distinct, ``-0.0`` equals
+``0.0``, and ``±inf`` are ordinary values (equal to themselves, beyond every finite one).
+A group with fewer than two remaining rows, or where either column is constant, scores
+0.0 (no evidence of association; scipy returns NaN there) in every face, so that means
+over groups stay defined.
 
 ``rbo`` compares two rankings of possibly different documents held in the long form:
 one row per document of either ranking, with its rank in each (NULL where it is absent).
@@ -28,10 +30,20 @@ from rankframe.metrics.expr import IntoExpr, col, geometric_weight
 from rankframe.metrics.registry import METRICS, validated
 
 
+def _missing(values: pl.Expr) -> pl.Expr:
+    """NULL or NaN (the cast only tests for NaN; the values themselves are never cast)."""
+    return values.is_null() | values.cast(pl.Float64).is_nan()
+
+
 def _paired(x: pl.Expr, y: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    xf, yf = x.cast(pl.Float64).fill_nan(None), y.cast(pl.Float64).fill_nan(None)
-    keep = xf.is_not_null() & yf.is_not_null()
-    return xf.filter(keep), yf.filter(keep)
+    """The rows where neither value is missing, each column in its own type."""
+    keep = ~(_missing(x) | _missing(y))
+    return x.filter(keep), y.filter(keep)
+
+
+def _sign_of_difference(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """sign(a - b) by comparison: exact for any integers, and 0 for inf vs inf."""
+    return (a > b).cast(pl.Int8) - (a < b).cast(pl.Int8)
 
 
 def _tied_pairs(values: pl.Expr) -> pl.Expr:
@@ -49,8 +61,8 @@ def _pair_counts(x: pl.Expr, y: pl.Expr) -> dict[str, pl.Expr]:
     n = xs.len().cast(pl.Int64)
     cell = pl.int_range(0, n * n, dtype=pl.Int64)
     first, second = cell // n, cell % n
-    dx = (xs.gather(first) - xs.gather(second)).sign()
-    dy = (ys.gather(first) - ys.gather(second)).sign()
+    dx = _sign_of_difference(xs.gather(first), xs.gather(second)).cast(pl.Float64)
+    dy = _sign_of_difference(ys.gather(first), ys.gather(second)).cast(pl.Float64)
     nf = n.cast(pl.Float64)
     both = xs.rank("dense").cast(pl.Float64) * (nf + 1.0) + ys.rank("dense").cast(pl.Float64)
     return {
