@@ -14,6 +14,7 @@ from collections import defaultdict
 import rankframe
 from docsgen.peers import NOTES, PEERS
 from rankframe import faces, measures, trec_eval
+from rankframe.faces.table import support_table
 from rankframe.errors import MeasureError, RankframeError
 from rankframe.metrics.registry import METRICS, Metric, Param
 
@@ -26,7 +27,7 @@ built; the definitions, edge cases and worked examples are in the
 [metric contract](semantics.md). Calling conventions: Polars and Spark
 `rf.<name>(rel, *required, rank=..., **options)`, SQL `rf_<name>(rel, rank, *required,
 option := value)`, measure strings `name[(option=value,...)][@cutoff]` in `rf.evaluate`.
-A face marked ✗ raises a `MeasureError` with the reason given in the metric's section.
+A face without ✓ raises a `MeasureError` with the reason numbered under the table.
 """
 
 
@@ -100,13 +101,8 @@ def face_support() -> tuple[list[str], dict[str, dict[str, str | None]]]:
 def page() -> str:
     """The whole Markdown page."""
     strings, trec = measure_strings(), trec_names()
-    face_names, support = face_support()
-    lines = ["# Measure reference", "", INTRO, "## Faces", "",
-             "| metric | " + " | ".join(face_names) + " |",
-             "|---|" + "---|" * len(face_names)]
-    for name in METRICS:
-        marks = ["✓" if support[name][f] is None else "✗" for f in face_names]
-        lines.append(f"| [`{name}`](#{name}) | " + " | ".join(marks) + " |")
+    _, support = face_support()
+    lines = ["# Measure reference", "", INTRO, "## Faces", "", support_table()]
     for name, metric in METRICS.items():
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "
