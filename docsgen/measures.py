@@ -14,8 +14,8 @@ from collections import defaultdict
 import rankframe
 from docsgen.peers import NOTES, PEERS
 from rankframe import faces, measures, trec_eval
-from rankframe.faces.table import support_table
 from rankframe.errors import MeasureError, RankframeError
+from rankframe.faces.table import support_table
 from rankframe.metrics.registry import METRICS, Metric, Param
 
 #: ``rankframe eval -m`` names that trec_eval itself does not have.
