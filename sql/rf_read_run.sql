@@ -4,10 +4,10 @@
 --   Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings, blank
 --   lines and lines whose first field starts with '#' (skipped), gzip when the file name
 --   ends in .gz (DuckDB picks the codec from the extension, not from the content).
---   Numbers follow rankframe.io.read_run: rank is [+-]digits, score is decimal or exponent
---   notation and finite ('nan', 'inf', '0x10' are rejected).
---   Checked (the query fails, quoting the line): exactly 6 fields, integer rank, finite
---   score. Not checked (rankframe.io.read_run does): duplicate (qid, docid) pairs, binary
+--   Numbers follow rankframe.io.read_run: score is decimal or exponent notation and finite
+--   ('nan', 'inf', '0x10' are rejected); rank is the field read as [+-]digits, NULL when it
+--   is anything else ('1.0', '-'), since trec_eval ignores that field.
+--   Checked (the query fails, quoting the line): exactly 6 fields, finite score. Not checked (rankframe.io.read_run does): duplicate (qid, docid) pairs, binary
 --   or non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
 --   rank is the file's own field; rf_judge ranks by score and never reads it.
 --   An empty file gives an empty table (rankframe.io.read_run raises).
@@ -41,11 +41,7 @@ CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
     SELECT
         f[1] AS qid,
         f[3] AS docid,
-        CASE WHEN rank IS NULL
-                 THEN error('rf_read_run: rank ''' || f[4] || ''' is not an integer in line: '
-                            || line)
-             ELSE rank
-        END AS rank,
+        rank,
         CASE WHEN score IS NULL OR NOT isfinite(score)
                  THEN error('rf_read_run: score ''' || f[5]
                             || ''' is not a finite number in line: ' || line)

@@ -275,7 +275,6 @@ SQL_ERRORS = [
     ("rf_read_run", "q Q0 d1 1 1.0\n",
      "rf_read_run: expected 6 fields (qid Q0 docid rank score tag), found 5 in line: "
      "q Q0 d1 1 1.0"),
-    ("rf_read_run", "q Q0 d1 1.5 1.0 t\n", "rf_read_run: rank '1.5' is not an integer"),
     ("rf_read_run", "q Q0 d1 1 0x10 t\n", "rf_read_run: score '0x10' is not a finite number"),
     ("rf_read_run", "q Q0 d1 1 inf t\n", "rf_read_run: score 'inf' is not a finite number"),
     ("rf_read_qrels", "1 0 d1\n", "rf_read_qrels: expected 4 fields (qid iter docid rel), found 3"),
@@ -290,6 +289,14 @@ def test_sql_reader_errors(tmp_path: Path, con: duckdb.DuckDBPyConnection, macro
     path = write(tmp_path, "in.txt", text.encode())
     with pytest.raises(duckdb.Error, match=re.escape(problem)):
         con.sql(f"SELECT * FROM {macro}('{path}')").fetchall()
+
+
+def test_sql_run_reader_ignores_the_rank_field_as_read_run_does(
+        tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    path = write(tmp_path, "run.txt", b"q Q0 d1 1.0 2.5 t\nq Q0 d2 - 1.5 t\nq Q0 d3 7 0.5 t\n")
+    sql = con.sql(f"SELECT * FROM rf_read_run('{path}')").pl()
+    assert sql["rank"].to_list() == [None, None, 7]
+    assert_frame_equal(sql, read_run(path))
 
 
 def test_sql_reader_empty_file_is_empty_table(tmp_path: Path,
