@@ -191,6 +191,7 @@ def test_missing_and_binary_files(files: tuple[Path, Path], tmp_path: Path,
     qrels, _ = files
     status, _, err = run_cli(["eval", str(qrels), str(tmp_path / "nope")], capsys)
     assert status != 0 and "nope" in err
+    assert err.count("rankframe:") == 1, err  # the prefix once, not "error: rankframe: ..."
     binary = tmp_path / "binary"
     binary.write_bytes(bytes(range(256)) * 4)
     status, _, err = run_cli(["eval", str(qrels), str(binary)], capsys)

@@ -58,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (RankframeError, OSError) as exc:
-        print(f"rankframe: error: {exc}", file=sys.stderr)
+        # Library messages may name rankframe already; the CLI's prefix says it once.
+        message = str(exc).removeprefix("rankframe: ")
+        print(f"rankframe: error: {message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # pragma: no cover
         return 130
