@@ -1,9 +1,10 @@
--- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score DOUBLE)
+-- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score)
 --   Contract: docs/semantics.md#from-a-run-and-qrels-to-the-judged-table.
 --   The judged long table (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
 --   from two tables named by string:
 --   run(qid, docid, score) and qrels(qid, docid, rel); other columns are ignored.
---   rank = position by score descending, ties broken by docid descending as text in byte
+--   rank = position by score descending (compared in the score column's own type: integers
+--   are never cast to DOUBLE), ties broken by docid descending as text in byte
 --   order (trec_eval's rule: integer ids compare as their decimal strings, so 9 beats 10;
 --   compared as BLOBs, so a default_collation setting cannot change the order).
 --   Full outer join on (qid, docid): run-only rows get rel NULL, qrels-only rows rank NULL.
@@ -33,8 +34,9 @@
 CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
     WITH
     r AS (
-        -- + 0.0 turns -0.0 into 0.0: the two are equal scores and tie as such.
-        SELECT qid, docid, score::DOUBLE + 0.0 AS score FROM query_table(run)
+        -- Scores keep their own type, so integers beyond 2^53 compare exactly (as in
+        -- judge); + 0 turns a float -0.0 into 0.0: the two are equal scores and tie as such.
+        SELECT qid, docid, score + 0 AS score FROM query_table(run)
     ),
     q AS (
         SELECT qid, docid, rel FROM query_table(qrels)

@@ -239,3 +239,18 @@ def test_duckdb_engine_takes_an_all_null_column(column: str) -> None:
     assert frame.schema[column] == pl.Null
     got = rf.evaluate(frame, MEASURES, engine="duckdb")
     same(got, rf.evaluate(frame, MEASURES))
+
+
+def test_rf_judge_ranks_integer_scores_exactly_and_judge_ties_groups_them() -> None:
+    # 2**53 + 1 and 2**53 are one DOUBLE: a cast would tie them and let docid decide.
+    run = pl.DataFrame({"qid": ["q"] * 3, "docid": ["a", "b", "c"],
+                        "score": [2**53 + 1, 2**53, 2**53]})
+    qrels = pl.DataFrame({"qid": ["q"], "docid": ["a"], "rel": [1]})
+    expected = rf.judge(run, qrels, ties="average")
+    con = rankframe.duckdb.register()
+    con.register("run", run)
+    con.register("qrels", qrels)
+    rows = con.sql("SELECT docid, rank, tie_first, tie_size FROM rf_judge_ties('run', 'qrels')"
+                   ).fetchall()
+    assert rows == [("a", 1, 1, 1), ("c", 2, 2, 2), ("b", 3, 2, 2)]
+    assert rows == list(expected.select("docid", "rank", "tie_first", "tie_size").iter_rows())

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,12 +65,3 @@ def test_oracle_judge_worked_example() -> None:
         ("q1", "d10", 3, None, 1.0, 2, 2),
         ("q1", "d5", None, 2, None, None, None),
     ]
-
-
-@pytest.mark.parametrize("name", sorted(faces.REGISTERED))
-def test_unsupported_tie_mode_is_refused(name: str) -> None:
-    if faces.unavailable(name) is not None or faces.get(name).judge_ties >= {"average"}:
-        pytest.skip(f"{name} judges every tie mode, or cannot run here")
-    face = faces.get(name)
-    with pytest.raises(ValueError, match="ties='docid' only"):
-        face.judge(None, None, JudgeOptions(ties="average"))

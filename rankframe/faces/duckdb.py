@@ -318,7 +318,7 @@ def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl
 class DuckDBFace(PolarsNative):
     name = "duckdb"
     role: Role = "engine"
-    judge_ties: frozenset[Ties] = frozenset({"docid"})
+    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
 
     def prepare(self, metrics: set[str], connection: Any = None) -> None:
         with connection_for(connection, metrics):
@@ -351,9 +351,9 @@ class DuckDBFace(PolarsNative):
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
               ) -> pl.DataFrame:
-        """``rf_judge`` over the two frames (columns renamed to and from its fixed names)."""
-        if options.ties != "docid":
-            raise ValueError(f"the duckdb face judges with ties='docid' only, got {options.ties!r}")
+        """``rf_judge`` (``rf_judge_ties`` for ``ties="average"``) over the two frames
+        (columns renamed to and from its fixed names)."""
+        macro = "rf_judge_ties" if options.ties == "average" else "rf_judge"
         names = {options.query: "qid", options.doc: "docid", options.score: "score",
                  options.rel: "rel"}
         run = run.select(options.query, options.doc, options.score).rename(names)
@@ -361,8 +361,9 @@ class DuckDBFace(PolarsNative):
         depth = sql_literal(options.depth)
         with connection_for(None, set()) as con, \
                 _registered(con, {"__rankframe_run": run, "__rankframe_qrels": qrels}):
-            con.execute((_root(None) / "rf_judge.sql").read_text(encoding="utf-8"))
-            relation = con.sql(f"SELECT * FROM rf_judge('__rankframe_run', '__rankframe_qrels', "
+            for name in dict.fromkeys(("rf_judge", macro)):
+                con.execute((_root(None) / f"{name}.sql").read_text(encoding="utf-8"))
+            relation = con.sql(f"SELECT * FROM {macro}('__rankframe_run', '__rankframe_qrels', "
                                f"depth := {depth})")
             judged: pl.DataFrame = relation.pl()
         return judged.rename({new: old for old, new in names.items()})
