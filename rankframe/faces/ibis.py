@@ -20,10 +20,9 @@ themselves (each unordered pair once) and the pair counts joined back to the agg
 What an engine cannot express is data: :attr:`IbisFace.unsupported` (metric -> reason).
 The Ibis Polars backend compiles no window function (Ibis 12), so the metrics that need
 one are unsupported there; its ``judge`` ranks with an equality self-join instead.
-RBO sums over every depth 1..l of a ranking: a generated series per query
-(``ibis.range(1, l + 1).unnest()``) joined to the overlap counts and summed with a running
-window. SQLite and DataFusion do not compile Ibis's integer range (Ibis 12), and the Polars
-backend has no window, so RBO is unsupported there.
+RBO sums over every depth 1..l of a ranking: a generated series per query (an unnested
+integer range) joined to the overlap counts and summed with a running window. SQLite has
+no array to unnest and the Polars backend no window, so RBO is unsupported there.
 
 Ibis is the optional extra ``rankframe[ibis]``; :mod:`rankframe.ibis` is the public entry
 point (``evaluate``, ``judge``, ``to_sql``).
@@ -80,9 +79,9 @@ I64 = dt.int64
 # What each engine cannot express
 # --------------------------------------------------------------------------------------
 
-_NO_RANGE = ("the sum over every depth 1..l of a ranking needs a generated series per query "
-             "(ibis.range(1, l + 1).unnest()), whose integer range the Ibis {} backend "
-             "(Ibis 12) does not compile")
+_NO_SERIES = ("the sum over every depth 1..l of a ranking needs a generated series per "
+              "query; Ibis 12 unnests no array on SQLite (it has no array type) and "
+              "expresses no recursive CTE")
 _NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) does not compile"
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
@@ -90,7 +89,7 @@ WINDOWED = frozenset({
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
     "average_precision_ties", "kendall_tau", "kendall_distance",
 })
-#: Metrics that need a generated series per query (an integer range, unnested).
+#: Metrics that need a generated series per query (an unnested integer range).
 SERIES = frozenset({"rbo"})
 
 
@@ -103,8 +102,8 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
         An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
     """
     out: dict[str, str] = {}
-    if backend in ("sqlite", "datafusion"):
-        out |= dict.fromkeys(SERIES, _NO_RANGE.format(backend))
+    if backend == "sqlite":
+        out |= dict.fromkeys(SERIES, _NO_SERIES)
     if backend == "polars":
         out |= dict.fromkeys(WINDOWED | SERIES, _NO_WINDOWS)
     return {name: out[name] for name in sorted(out) if name in METRICS}
@@ -617,6 +616,19 @@ def _with_joined(grouped: Table, values: Table) -> Table:
                          **{c: joined[c].fill_null(0.0) for c in names})
 
 
+@ibis.udf.scalar.builtin(name="generate_series")  # type: ignore[untyped-decorator]
+def _df_generate_series(start: int, stop: int) -> list[int]:  # type: ignore[empty-body]
+    """DataFusion's own ``generate_series`` (start..stop inclusive, an array)."""
+
+
+def _depths(length: Value, backend: str | None) -> Value:
+    """The array 1, 2, ..., length. Ibis 12 compiles no integer range for DataFusion, whose
+    own ``generate_series`` is called there."""
+    if backend == "datafusion":
+        return _df_generate_series(ibis.literal(1, type=I64), length)
+    return ibis.range(1, length + 1)
+
+
 def _power(p: float, exponent: Value) -> Value:
     """p^exponent (float64) for an integer exponent >= 0; 0 once it is below e^-700, so
     that no engine underflows (PostgreSQL raises on an underflow)."""
@@ -651,32 +663,39 @@ def rbo(plan: _Plan, p: float = 0.9, depth: int | None = None,
             "__rf_g", "__rf_xl", __rf_s=ibis.least(lengths["__rf_la"], lengths["__rf_lb"]),
             __rf_l=ibis.greatest(lengths["__rf_la"], lengths["__rf_lb"]))
         lengths = lengths.filter(lengths["__rf_s"] > 0)
-        series = lengths.select(*lengths.columns, __rf_d=ibis.range(
-            1, lengths["__rf_l"] + 1).unnest().cast(I64))
+        series = lengths.select(*lengths.columns, __rf_d=_depths(
+            lengths["__rf_l"], plan.backend).unnest().cast(I64))
         ends = rows.filter(both).group_by(["__rf_g", "__rf_m"]).aggregate(
             __rf_n=rows["__rf_g"].count())
         ends = ends.select(__rf_g2=ends["__rf_g"], __rf_m=ends["__rf_m"], __rf_n=ends["__rf_n"])
         depths = series.left_join(ends, (series["__rf_g"] == ends["__rf_g2"])
                                   & (series["__rf_d"] == ends["__rf_m"]))
         depths = depths.select(*series.columns, __rf_n=depths["__rf_n"].fill_null(0))
-        d, s, l_ = depths["__rf_d"], depths["__rf_s"], depths["__rf_l"]
+        d = depths["__rf_d"]
         depths = depths.mutate(
             __rf_x=depths["__rf_n"].sum().over(ibis.cumulative_window(
                 group_by=depths["__rf_g"], order_by=d)),
             __rf_w=_power(p, d) / _f(d))
+        # The per-depth terms in their own projection, then plain sums (DataFusion 51
+        # groups wrongly when the aggregates read the window column directly).
         d, s, l_ = depths["__rf_d"], depths["__rf_s"], depths["__rf_l"]
         x, w, xl = _f(depths["__rf_x"]), depths["__rf_w"], _f(depths["__rf_xl"])
         if extrapolated:
-            per = depths.group_by("__rf_g").aggregate(
-                body=(x * w).sum(), tail=_sum(_f(d - s) * w, d > s),
-                xs=_sum(x, d == s), xl=xl.max(), s=_f(s.max()), l=_f(l_.max()),
-                pl=_power(p, l_).max())
+            terms = depths.select(
+                "__rf_g", xl=xl, s=_f(s), l=_f(l_), body=x * w,
+                tail=ibis.ifelse(d > s, _f(d - s) * w, 0.0), xs=ibis.ifelse(d == s, x, 0.0),
+                pl=ibis.ifelse(d == l_, _power(p, l_), 0.0))
+            per = terms.group_by("__rf_g").aggregate(
+                body=terms["body"].sum(), tail=terms["tail"].sum(), xs=terms["xs"].sum(),
+                pl=terms["pl"].sum(), xl=terms["xl"].max(), s=terms["s"].max(),
+                l=terms["l"].max())
             rate = per["xs"] / per["s"]
             value = (scale * (per["body"] + rate * per["tail"])
                      + ((per["xl"] - per["xs"]) / per["l"] + rate) * per["pl"])
         else:
-            per = depths.group_by("__rf_g").aggregate(
-                body=((x - xl) * w).sum(), xl=xl.max())
+            terms = depths.select("__rf_g", xl=xl, body=(x - xl) * w)
+            per = terms.group_by("__rf_g").aggregate(
+                body=terms["body"].sum(), xl=terms["xl"].max())
             value = scale * (per["body"] - per["xl"] * math.log1p(-p))
         return per.select(**{_GROUP: per["__rf_g"], name: value})
 
