@@ -49,7 +49,8 @@ WAREHOUSES = ["bigquery", "snowflake", "trino", "clickhouse", "postgres", "duckd
 
 def test_every_sql_metric_has_a_measure_here() -> None:
     covered = {m.metric.name for m in parse_all(MEASURES)}
-    correlations = {"spearman_rho", "kendall_tau", "kendall_distance"}  # no measure strings
+    # The correlations of two columns take no measure string.
+    correlations = {"spearman_rho", "kendall_tau", "kendall_distance", "rbo"}
     expected = set(METRICS) - set(unsupported_metrics("duckdb")) - correlations
     assert covered == expected
 
@@ -138,6 +139,11 @@ def test_unsupported_metrics_are_data_and_a_clear_error() -> None:
     polars_face = faces.get("ibis-polars")
     assert set(polars_face.unsupported) >= WINDOWED | {"rbo"}
     assert all("window" in polars_face.unsupported[m] for m in WINDOWED)
+    # RBO's series per query: an unnested range everywhere but SQLite (no arrays).
+    assert set(faces.get("ibis-sqlite").unsupported) == {"rbo"}
+    assert "series" in faces.get("ibis-sqlite").unsupported["rbo"]
+    for backend in ("duckdb", "datafusion", "postgres"):
+        assert not faces.get(f"ibis-{backend}").unsupported, backend
     with pytest.raises(MeasureError, match=r"ibis-polars face has no ndcg .*window"):
         require_support(polars_face, parse_all(["P@10", "ndcg@10"]))
     table = ibis.memtable({"qid": ["a"], "rank": [1], "rel": [1.0]})

@@ -20,8 +20,9 @@ themselves (each unordered pair once) and the pair counts joined back to the agg
 What an engine cannot express is data: :attr:`IbisFace.unsupported` (metric -> reason).
 The Ibis Polars backend compiles no window function (Ibis 12), so the metrics that need
 one are unsupported there; its ``judge`` ranks with an equality self-join instead.
-RBO sums over every depth 1..l of a ranking (a generated series per query), which the
-face does not express portably.
+RBO sums over every depth 1..l of a ranking: a generated series per query (an unnested
+integer range) joined to the overlap counts and summed with a running window. SQLite has
+no array to unnest and the Polars backend no window, so RBO is unsupported there.
 
 Ibis is the optional extra ``rankframe[ibis]``; :mod:`rankframe.ibis` is the public entry
 point (``evaluate``, ``judge``, ``to_sql``).
@@ -78,8 +79,9 @@ I64 = dt.int64
 # What each engine cannot express
 # --------------------------------------------------------------------------------------
 
-_RBO = ("the sum over every depth 1..l of a ranking needs a generated series per query, "
-        "which Ibis does not express on every backend")
+_NO_SERIES = ("the sum over every depth 1..l of a ranking needs a generated series per "
+              "query; Ibis 12 unnests no array on SQLite (it has no array type) and "
+              "expresses no recursive CTE")
 _NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) does not compile"
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
@@ -87,7 +89,8 @@ WINDOWED = frozenset({
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
     "average_precision_ties", "kendall_tau", "kendall_distance",
 })
-_COMMON_UNSUPPORTED = {"rbo": _RBO}
+#: Metrics that need a generated series per query (an unnested integer range).
+SERIES = frozenset({"rbo"})
 
 
 def unsupported_metrics(backend: str) -> dict[str, str]:
@@ -98,9 +101,11 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
     backend
         An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
     """
-    out = dict(_COMMON_UNSUPPORTED)
+    out: dict[str, str] = {}
+    if backend == "sqlite":
+        out |= dict.fromkeys(SERIES, _NO_SERIES)
     if backend == "polars":
-        out |= dict.fromkeys(WINDOWED, _NO_WINDOWS)
+        out |= dict.fromkeys(WINDOWED | SERIES, _NO_WINDOWS)
     return {name: out[name] for name in sorted(out) if name in METRICS}
 
 
@@ -187,6 +192,10 @@ class _Plan:
         self.stages: dict[str, int] = {}
         self.aggregates: dict[str, Callable[[Table], Value]] = {}
         self.pairs = False  # the Kendall pair counts are joined to the aggregates
+        self.numbered = False  # the queries are numbered (column __rf_group)
+        #: Per-query tables (column ``__rf_group`` and float64 values) built from the
+        #: row-level table, joined to the aggregates (a value is 0 where a query has none).
+        self.joined: list[Callable[[Table], Table]] = []
         self._count = 0
 
     def _name(self, kind: str) -> str:
@@ -564,9 +573,10 @@ def _with_pair_counts(plan: _Plan, grouped: Table, source: Table) -> Table:
 
 
 def _number_queries(plan: _Plan) -> None:
-    """Number the queries (dense rank of the keys, NULL keys included) for the pairs."""
-    if not plan.pairs:
-        plan.pairs = True
+    """Number the queries (dense rank of the keys, NULL keys included), the key of what is
+    joined to the aggregates."""
+    if not plan.numbered:
+        plan.numbered = True
         plan.stages[_GROUP] = 1
         plan.rows.append((1, _GROUP, lambda t: ibis.dense_rank().over(
             ibis.window(order_by=plan.partition(t)))))
@@ -575,6 +585,7 @@ def _number_queries(plan: _Plan) -> None:
 
 def kendall_tau(plan: _Plan) -> Final:
     _number_queries(plan)
+    plan.pairs = True
 
     def tau(a: Table) -> Value:
         n0 = _f(a["__rf_n0"])
@@ -590,8 +601,106 @@ def kendall_tau(plan: _Plan) -> Final:
 
 def kendall_distance(plan: _Plan, penalty: float = 0.0) -> Final:
     _number_queries(plan)
+    plan.pairs = True
     return lambda a: _ratio(_f(a["__rf_disc"]) + float(penalty)
                             * _f(a["__rf_tie_x"] + a["__rf_tie_y"]), a["__rf_n0"])
+
+
+def _with_joined(grouped: Table, values: Table) -> Table:
+    """``grouped`` with the value columns of ``values`` (per ``__rf_group``), 0.0 where a
+    query has no row in ``values``."""
+    names = [c for c in values.columns if c != _GROUP]
+    values = values.rename(__rf_group_j=_GROUP)
+    joined = grouped.left_join(values, grouped[_GROUP] == values["__rf_group_j"])
+    return joined.select(*[joined[c] for c in grouped.columns],
+                         **{c: joined[c].fill_null(0.0) for c in names})
+
+
+@ibis.udf.scalar.builtin(name="generate_series")  # type: ignore[untyped-decorator]
+def _df_generate_series(start: int, stop: int) -> list[int]:  # type: ignore[empty-body]
+    """DataFusion's own ``generate_series`` (start..stop inclusive, an array)."""
+
+
+def _depths(length: Value, backend: str | None) -> Value:
+    """The array 1, 2, ..., length. Ibis 12 compiles no integer range for DataFusion, whose
+    own ``generate_series`` is called there."""
+    if backend == "datafusion":
+        return _df_generate_series(ibis.literal(1, type=I64), length)
+    return ibis.range(1, length + 1)
+
+
+def _power(p: float, exponent: Value) -> Value:
+    """p^exponent (float64) for an integer exponent >= 0; 0 once it is below e^-700, so
+    that no engine underflows (PostgreSQL raises on an underflow)."""
+    most = math.floor(-700.0 / math.log(p))
+    return ibis.ifelse(exponent <= most, ibis.literal(p, type=F64).pow(
+        _f(ibis.least(exponent, most))), 0.0)
+
+
+def rbo(plan: _Plan, p: float = 0.9, depth: int | None = None,
+        extrapolated: bool = True) -> Final:
+    """RBO_ext / RBO_min in the closed forms of docs/semantics.md#rbo, with w_d = p^d / d:
+    ext = (1-p)/p (sum_d X_d w_d + X_s/s sum_{d>s} (d-s) w_d) + ((X_l-X_s)/l + X_s/s) p^l,
+    min = (1-p)/p (sum_d (X_d - X_l) w_d - X_l ln(1-p)), d = 1..l; 0 when s = 0. One row
+    per depth d (a generated series), X_d the running count of overlaps ending at d."""
+    _number_queries(plan)
+    name = plan._name("rbo")
+    p = float(p)
+    scale = (1.0 - p) / p
+
+    def values(source: Table) -> Table:
+        a, b = plan.col(source, "rank_a").cast(I64), plan.col(source, "rank_b").cast(I64)
+        if depth is not None:
+            a = ibis.ifelse(a <= depth, a, ibis.null(I64))
+            b = ibis.ifelse(b <= depth, b, ibis.null(I64))
+        rows = source.select(__rf_g=source[_GROUP], __rf_a=a, __rf_b=b,
+                             __rf_m=ibis.greatest(a, b))
+        both = (rows["__rf_a"].notnull() & rows["__rf_b"].notnull()).fill_null(False)
+        lengths = rows.group_by("__rf_g").aggregate(
+            __rf_la=rows["__rf_a"].max().fill_null(0), __rf_lb=rows["__rf_b"].max().fill_null(0),
+            __rf_xl=_flag(both).sum().fill_null(0))
+        lengths = lengths.select(
+            "__rf_g", "__rf_xl", __rf_s=ibis.least(lengths["__rf_la"], lengths["__rf_lb"]),
+            __rf_l=ibis.greatest(lengths["__rf_la"], lengths["__rf_lb"]))
+        lengths = lengths.filter(lengths["__rf_s"] > 0)
+        series = lengths.select(*lengths.columns, __rf_d=_depths(
+            lengths["__rf_l"], plan.backend).unnest().cast(I64))
+        ends = rows.filter(both).group_by(["__rf_g", "__rf_m"]).aggregate(
+            __rf_n=rows["__rf_g"].count())
+        ends = ends.select(__rf_g2=ends["__rf_g"], __rf_m=ends["__rf_m"], __rf_n=ends["__rf_n"])
+        depths = series.left_join(ends, (series["__rf_g"] == ends["__rf_g2"])
+                                  & (series["__rf_d"] == ends["__rf_m"]))
+        depths = depths.select(*series.columns, __rf_n=depths["__rf_n"].fill_null(0))
+        d = depths["__rf_d"]
+        depths = depths.mutate(
+            __rf_x=depths["__rf_n"].sum().over(ibis.cumulative_window(
+                group_by=depths["__rf_g"], order_by=d)),
+            __rf_w=_power(p, d) / _f(d))
+        # The per-depth terms in their own projection, then plain sums (DataFusion 51
+        # groups wrongly when the aggregates read the window column directly).
+        d, s, l_ = depths["__rf_d"], depths["__rf_s"], depths["__rf_l"]
+        x, w, xl = _f(depths["__rf_x"]), depths["__rf_w"], _f(depths["__rf_xl"])
+        if extrapolated:
+            terms = depths.select(
+                "__rf_g", xl=xl, s=_f(s), l=_f(l_), body=x * w,
+                tail=ibis.ifelse(d > s, _f(d - s) * w, 0.0), xs=ibis.ifelse(d == s, x, 0.0),
+                pl=ibis.ifelse(d == l_, _power(p, l_), 0.0))
+            per = terms.group_by("__rf_g").aggregate(
+                body=terms["body"].sum(), tail=terms["tail"].sum(), xs=terms["xs"].sum(),
+                pl=terms["pl"].sum(), xl=terms["xl"].max(), s=terms["s"].max(),
+                l=terms["l"].max())
+            rate = per["xs"] / per["s"]
+            value = (scale * (per["body"] + rate * per["tail"])
+                     + ((per["xl"] - per["xs"]) / per["l"] + rate) * per["pl"])
+        else:
+            terms = depths.select("__rf_g", xl=xl, body=(x - xl) * w)
+            per = terms.group_by("__rf_g").aggregate(
+                body=terms["body"].sum(), xl=terms["xl"].max())
+            value = scale * (per["body"] - per["xl"] * math.log1p(-p))
+        return per.select(**{_GROUP: per["__rf_g"], name: value})
+
+    plan.joined.append(values)
+    return lambda a: a[name]
 
 
 # --- tie-aware (columns rel, tie_first, tie_size) ----------------------------------------
@@ -737,7 +846,7 @@ def average_precision_ties(plan: _Plan, k: int | None, threshold: float = 1,
 
 _BUILDERS: dict[str, Callable[..., Final]] = {
     name: globals()[name] for name in METRICS
-    if name not in _COMMON_UNSUPPORTED and name in globals()
+    if name in globals()
 }
 
 
@@ -757,6 +866,8 @@ def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str
         **{name: build(source) for name, build in plan.aggregates.items()})
     if plan.pairs:
         grouped = _with_pair_counts(plan, grouped, source)
+    for build_joined in plan.joined:
+        grouped = _with_joined(grouped, build_joined(source))
     result = grouped.select(*keys, **{
         m.label: final(grouped).cast(I64 if m.metric.is_count else F64) for m, final in finals})
     return result.order_by([ibis.asc(k, nulls_first=True) for k in keys])
