@@ -1,4 +1,4 @@
--- rf_average_precision(rel, rank, k, threshold := 1, divisor := 'relevant') -> DOUBLE
+-- rf_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') -> DOUBLE
 --   Contract: docs/semantics.md#average_precision.
 --   (sum over relevant ranks r_j <= k of j / r_j) / D, where r_j is the rank of the j-th
 --   relevant retrieved row and D is
@@ -15,7 +15,7 @@
 
 -- rf__unchecked_average_precision: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_average_precision is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k, threshold := 1,
+CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k := NULL, threshold := 1,
                                                              divisor := 'relevant') AS
     rf__ratio(
         coalesce(list_sum(list_transform(
@@ -27,7 +27,7 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k, thres
             WHEN 'min' THEN least(rf__num_relevant(rel, threshold), coalesce(k, 9223372036854775807))
             ELSE rf__hits(rel, rank, k, threshold)
         END);
-CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k, threshold := 1,
+CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k := NULL, threshold := 1,
                                                   divisor := 'relevant') AS
     CASE WHEN rf__ranks_ok('rf_average_precision', rank) THEN
         rf__unchecked_average_precision(rel, rank, k, threshold := threshold, divisor := divisor) END;

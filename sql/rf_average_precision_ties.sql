@@ -1,4 +1,4 @@
--- rf_average_precision_ties(rel, tie_first, tie_size, k, threshold := 1,
+-- rf_average_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1,
 --   Contract: docs/semantics.md#average_precision_ties.
 --                           divisor := 'relevant') -> DOUBLE
 --   Expected average precision at k over every ordering of tied rows (McSherry & Najork
@@ -13,7 +13,7 @@
 --         (NULL, 1, 1), (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL))
 --         t(rel, tie_first, tie_size);
 --     => 0.3056
-CREATE OR REPLACE TEMP MACRO rf_average_precision_ties(rel, tie_first, tie_size, k,
+CREATE OR REPLACE TEMP MACRO rf_average_precision_ties(rel, tie_first, tie_size, k := NULL,
                                                        threshold := 1,
                                                        divisor := 'relevant') AS
     CASE WHEN rf__ok_k('rf_average_precision_ties', k)

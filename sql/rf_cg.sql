@@ -1,4 +1,4 @@
--- rf_cg(rel, rank, k, gain := 'linear') -> DOUBLE
+-- rf_cg(rel, rank, k := NULL, gain := 'linear') -> DOUBLE
 --   Contract: docs/semantics.md#cg.
 --   Cumulative gain: sum of g(rel) over rows with rank <= k.
 --   gain 'linear': g = rel; 'exponential': g = 2^rel - 1; NULL or rel <= 0 gives 0.
@@ -10,8 +10,8 @@
 
 -- rf__unchecked_cg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_cg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k := NULL, gain := 'linear') AS
     coalesce(sum(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential'])))
         FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k))), 0)::DOUBLE;
-CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k := NULL, gain := 'linear') AS
     CASE WHEN rf__ranks_ok('rf_cg', rank) THEN rf__unchecked_cg(rel, rank, k, gain := gain) END;

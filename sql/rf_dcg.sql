@@ -1,4 +1,4 @@
--- rf_dcg(rel, rank, k, gain := 'linear') -> DOUBLE
+-- rf_dcg(rel, rank, k := NULL, gain := 'linear') -> DOUBLE
 --   Contract: docs/semantics.md#dcg.
 --   Discounted cumulative gain: sum over rank i <= k of g(rel_i) / log2(i + 1).
 --   gain 'linear' (trec_eval ndcg) or 'exponential' (2^rel - 1).
@@ -10,8 +10,8 @@
 
 -- rf__unchecked_dcg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_dcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear') AS
     rf__dcg(rel, rank, rf__k('rf_dcg', k),
             rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']));
-CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k := NULL, gain := 'linear') AS
     CASE WHEN rf__ranks_ok('rf_dcg', rank) THEN rf__unchecked_dcg(rel, rank, k, gain := gain) END;

@@ -1,4 +1,4 @@
--- rf_dcg_ties(rel, tie_first, tie_size, k, gain := 'linear') -> DOUBLE
+-- rf_dcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear') -> DOUBLE
 --   Contract: docs/semantics.md#dcg_ties.
 --   Expected DCG at k over every ordering of tied rows (McSherry & Najork 2008): each
 --   retrieved row contributes g(rel) / tie_size * sum over its group's positions
@@ -7,7 +7,7 @@
 --     SELECT round(rf_dcg_ties(rel, tie_first, tie_size, 3), 4) FROM (VALUES (NULL, 1, 1),
 --         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
 --     => 0.5655
-CREATE OR REPLACE TEMP MACRO rf_dcg_ties(rel, tie_first, tie_size, k, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf_dcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear') AS
     CASE WHEN rf__ok_k('rf_dcg_ties', k)
               AND rf__ok(rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential'])) THEN
         rf__tie_dcg(rel, tie_first, tie_size, rf__k('rf_dcg_ties', k),

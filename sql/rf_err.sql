@@ -1,4 +1,4 @@
--- rf_err(rel, rank, k, max_grade := 4) -> DOUBLE
+-- rf_err(rel, rank, k := NULL, max_grade := 4) -> DOUBLE
 --   Contract: docs/semantics.md#err.
 --   Expected reciprocal rank (Chapelle et al. 2009) over retrieved rows with rank <= k:
 --     sum over i of (1 / i) * R_i * prod over j < i of (1 - R_j),  R = (2^g - 1) / 2^max_grade,
@@ -13,7 +13,7 @@
 
 -- rf__unchecked_err: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_err is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_err(rel, rank, k, max_grade := 4) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_err(rel, rank, k := NULL, max_grade := 4) AS
     CASE WHEN rf__ok_k('rf_err', k) AND rf__ok(rf__positive('rf_err', 'max_grade', max_grade)) THEN
         coalesce(list_reduce(
             list({'stop': (pow(2.0, least(greatest(coalesce(rel, 0), 0),
@@ -25,6 +25,6 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_err(rel, rank, k, max_grade := 4) AS
                               'reach': acc.reach * (1 - row.stop)},
             {'sum': 0::DOUBLE, 'reach': 1::DOUBLE}).sum, 0)::DOUBLE
     END;
-CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k, max_grade := 4) AS
+CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k := NULL, max_grade := 4) AS
     CASE WHEN rf__ranks_ok('rf_err', rank) THEN
         rf__unchecked_err(rel, rank, k, max_grade := max_grade) END;

@@ -1,4 +1,4 @@
--- rf_f1(rel, rank, k, threshold := 1, beta := 1, recall_weight := NULL) -> DOUBLE
+-- rf_f1(rel, rank, k := NULL, threshold := 1, beta := 1, recall_weight := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#f1.
 --   F-measure at k of rf_precision (P) and rf_recall (R): (1 + w) P R / (w P + R), recall
 --   weighted w = beta^2 times, or w = recall_weight exactly when that is given (it overrides
@@ -12,7 +12,7 @@
 
 -- rf__unchecked_f1: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_f1 is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_f1(rel, rank, k, threshold := 1, beta := 1,
+CREATE OR REPLACE TEMP MACRO rf__unchecked_f1(rel, rank, k := NULL, threshold := 1, beta := 1,
                                               recall_weight := NULL) AS
     rf__ratio(
         (1 + rf__f_weight(beta, recall_weight))
@@ -20,7 +20,7 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_f1(rel, rank, k, threshold := 1, beta
           * rf__recall(rel, rank, k, threshold),
         rf__f_weight(beta, recall_weight) * rf__precision(rel, rank, k, threshold, 'k')
           + rf__recall(rel, rank, k, threshold));
-CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k, threshold := 1, beta := 1,
+CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k := NULL, threshold := 1, beta := 1,
                                    recall_weight := NULL) AS
     CASE WHEN rf__ranks_ok('rf_f1', rank) THEN
         rf__unchecked_f1(rel, rank, k, threshold := threshold, beta := beta, recall_weight :=

@@ -1,4 +1,4 @@
--- rf_idcg(rel, rank, k, gain := 'linear', ideal := 'all') -> DOUBLE
+-- rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') -> DOUBLE
 --   Contract: docs/semantics.md#idcg.
 --   Ideal DCG at k: DCG of the query's positive gains sorted descending, built from
 --   every row of the query (ideal 'all', trec_eval) or from retrieved rows only
@@ -10,10 +10,10 @@
 
 -- rf__unchecked_idcg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_idcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
     rf__idcg(rel, rank, rf__k('rf_idcg', k),
              rf__choice('rf_idcg', 'gain', gain, ['linear', 'exponential']),
              rf__choice('rf_idcg', 'ideal', ideal, ['all', 'retrieved']));
-CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
     CASE WHEN rf__ranks_ok('rf_idcg', rank) THEN
         rf__unchecked_idcg(rel, rank, k, gain := gain, ideal := ideal) END;

@@ -1,4 +1,4 @@
--- rf_judged(rel, rank, k) -> DOUBLE
+-- rf_judged(rel, rank, k := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#judged.
 --   Judged rows (rel >= 0; NULL and negative grades are unjudged) with rank <= k, divided
 --   by min(k, n), n = rows with a rank; k NULL divides by n. Nothing retrieved -> 0.
@@ -9,10 +9,10 @@
 
 -- rf__unchecked_judged: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_judged is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_judged(rel, rank, k) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_judged(rel, rank, k := NULL) AS
     CASE WHEN rf__ok_k('rf_judged', k) THEN
         rf__ratio(count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_judged', k)) AND rf__judged(rel)),
                   least(count(rank), coalesce(k, 9223372036854775807)))::DOUBLE
     END;
-CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k) AS
+CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k := NULL) AS
     CASE WHEN rf__ranks_ok('rf_judged', rank) THEN rf__unchecked_judged(rel, rank, k) END;

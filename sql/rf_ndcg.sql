@@ -1,4 +1,4 @@
--- rf_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') -> DOUBLE
+-- rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') -> DOUBLE
 --   Contract: docs/semantics.md#ndcg.
 --   Normalised DCG at k: rf_dcg / rf_idcg, 0 when the ideal DCG is 0.
 --   trec_eval: ndcg (k NULL), ndcg_cut_k.
@@ -12,11 +12,11 @@
 
 -- rf__unchecked_ndcg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_ndcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
     rf__ratio(
         rf__dcg(rel, rank, rf__k('rf_ndcg', k),
                 rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential'])),
         rf__idcg(rel, rank, k, gain, rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved'])));
-CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k, gain := 'linear', ideal := 'all') AS
+CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
     CASE WHEN rf__ranks_ok('rf_ndcg', rank) THEN
         rf__unchecked_ndcg(rel, rank, k, gain := gain, ideal := ideal) END;

@@ -1,4 +1,4 @@
--- rf_ndcg_ties(rel, tie_first, tie_size, k, gain := 'linear', ideal := 'all') -> DOUBLE
+-- rf_ndcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear', ideal := 'all') -> DOUBLE
 --   Contract: docs/semantics.md#ndcg_ties.
 --   Expected nDCG at k over every ordering of tied rows: rf_dcg_ties / ideal DCG (the
 --   ideal does not depend on ties; ideal 'retrieved' keeps rows with a tie group).
@@ -7,7 +7,7 @@
 --     SELECT round(rf_ndcg_ties(rel, tie_first, tie_size, 3), 4) FROM (VALUES (NULL, 1, 1),
 --         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
 --     => 0.1806
-CREATE OR REPLACE TEMP MACRO rf_ndcg_ties(rel, tie_first, tie_size, k, gain := 'linear',
+CREATE OR REPLACE TEMP MACRO rf_ndcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear',
                                           ideal := 'all') AS
     CASE WHEN rf__ok_k('rf_ndcg_ties', k)
               AND rf__ok(rf__choice('rf_ndcg_ties', 'gain', gain, ['linear', 'exponential']))

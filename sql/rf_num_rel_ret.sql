@@ -1,4 +1,4 @@
--- rf_num_rel_ret(rel, rank, k, threshold := 1) -> BIGINT
+-- rf_num_rel_ret(rel, rank, k := NULL, threshold := 1) -> BIGINT
 --   Contract: docs/semantics.md#num_rel_ret.
 --   Relevant rows with a rank, only those with rank <= k when k is given.
 --   trec_eval: num_rel_ret.
@@ -9,8 +9,8 @@
 
 -- rf__unchecked_num_rel_ret: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_num_rel_ret is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_num_rel_ret(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_num_rel_ret(rel, rank, k := NULL, threshold := 1) AS
     rf__hits(rel, rank, rf__k('rf_num_rel_ret', k), rf__threshold('rf_num_rel_ret', threshold));
-CREATE OR REPLACE TEMP MACRO rf_num_rel_ret(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf_num_rel_ret(rel, rank, k := NULL, threshold := 1) AS
     CASE WHEN rf__ranks_ok('rf_num_rel_ret', rank) THEN
         rf__unchecked_num_rel_ret(rel, rank, k, threshold := threshold) END;

@@ -1,4 +1,4 @@
--- rf_num_ret(rel, rank, k) -> BIGINT
+-- rf_num_ret(rel, rank, k := NULL) -> BIGINT
 --   Contract: docs/semantics.md#num_ret.
 --   Rows with a rank (retrieved), only those with rank <= k when k is given.
 --   rel is not read (uniform signature). trec_eval: num_ret.
@@ -9,7 +9,7 @@
 
 -- rf__unchecked_num_ret: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_num_ret is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_num_ret(rel, rank, k) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_num_ret(rel, rank, k := NULL) AS
     count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_num_ret', k)));
-CREATE OR REPLACE TEMP MACRO rf_num_ret(rel, rank, k) AS
+CREATE OR REPLACE TEMP MACRO rf_num_ret(rel, rank, k := NULL) AS
     CASE WHEN rf__ranks_ok('rf_num_ret', rank) THEN rf__unchecked_num_ret(rel, rank, k) END;

@@ -1,4 +1,4 @@
--- rf_precision(rel, rank, k, threshold := 1, divisor := 'k') -> DOUBLE
+-- rf_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') -> DOUBLE
 --   Contract: docs/semantics.md#precision.
 --   Precision at k: relevant rows (rel >= threshold) with rank <= k, divided by k.
 --   divisor := 'min' divides by min(k, n) instead (n = rows with a rank).
@@ -12,9 +12,9 @@
 
 -- rf__unchecked_precision: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_precision is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') AS
     rf__precision(rel, rank, rf__k('rf_precision', k), rf__threshold('rf_precision', threshold),
                   rf__choice('rf_precision', 'divisor', divisor, ['k', 'min']));
-CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k, threshold := 1, divisor := 'k') AS
+CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') AS
     CASE WHEN rf__ranks_ok('rf_precision', rank) THEN
         rf__unchecked_precision(rel, rank, k, threshold := threshold, divisor := divisor) END;

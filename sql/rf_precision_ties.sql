@@ -1,4 +1,4 @@
--- rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1, divisor := 'k') -> DOUBLE
+-- rf_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1, divisor := 'k') -> DOUBLE
 --   Contract: docs/semantics.md#precision_ties.
 --   Expected precision at k over every ordering of tied rows (McSherry & Najork 2008).
 --   A tie group occupies positions tie_first .. tie_first + tie_size - 1 (NULL = not
@@ -9,7 +9,7 @@
 --     SELECT rf_precision_ties(rel, tie_first, tie_size, 2) FROM (VALUES (NULL, 1, 1),
 --         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
 --     => 0.25
-CREATE OR REPLACE TEMP MACRO rf_precision_ties(rel, tie_first, tie_size, k, threshold := 1,
+CREATE OR REPLACE TEMP MACRO rf_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1,
                                                divisor := 'k') AS
     CASE WHEN rf__ok_k('rf_precision_ties', k) AND rf__ok(rf__threshold('rf_precision_ties', threshold))
               AND rf__ok(rf__choice('rf_precision_ties', 'divisor', divisor, ['k', 'min'])) THEN

@@ -1,4 +1,4 @@
--- rf_recall(rel, rank, k, threshold := 1) -> DOUBLE
+-- rf_recall(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#recall.
 --   Recall at k: relevant rows with rank <= k divided by all relevant rows R of the
 --   query, retrieved or not (rank NULL). R = 0 -> 0. trec_eval: recall_k, set_recall.
@@ -9,8 +9,8 @@
 
 -- rf__unchecked_recall: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_recall is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k := NULL, threshold := 1) AS
     rf__recall(rel, rank, rf__k('rf_recall', k), rf__threshold('rf_recall', threshold));
-CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k := NULL, threshold := 1) AS
     CASE WHEN rf__ranks_ok('rf_recall', rank) THEN
         rf__unchecked_recall(rel, rank, k, threshold := threshold) END;

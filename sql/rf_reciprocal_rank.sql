@@ -1,4 +1,4 @@
--- rf_reciprocal_rank(rel, rank, k, threshold := 1) -> DOUBLE
+-- rf_reciprocal_rank(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#reciprocal_rank.
 --   1 / (rank of the first relevant row) if that rank is <= k, else 0.
 --   trec_eval: recip_rank (k NULL).
@@ -9,10 +9,10 @@
 
 -- rf__unchecked_reciprocal_rank: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_reciprocal_rank is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
     coalesce(1 / (min(rank) FILTER (
         WHERE rf__relevant(rel, rf__threshold('rf_reciprocal_rank', threshold))
           AND rf__in_top(rank, rf__k('rf_reciprocal_rank', k))))::DOUBLE, 0::DOUBLE);
-CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k, threshold := 1) AS
+CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
     CASE WHEN rf__ranks_ok('rf_reciprocal_rank', rank) THEN
         rf__unchecked_reciprocal_rank(rel, rank, k, threshold := threshold) END;

@@ -1,4 +1,4 @@
--- rf_reciprocal_rank_ties(rel, tie_first, tie_size, k, threshold := 1) -> DOUBLE
+-- rf_reciprocal_rank_ties(rel, tie_first, tie_size, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#reciprocal_rank_ties.
 --   Expected reciprocal rank at k over every ordering of tied rows (McSherry & Najork
 --   2008). Only the first group with a relevant row matters (first position f, size t,
@@ -11,7 +11,7 @@
 --         (NULL, 1, 1), (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL))
 --         t(rel, tie_first, tie_size);
 --     => 0.4167
-CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank_ties(rel, tie_first, tie_size, k,
+CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank_ties(rel, tie_first, tie_size, k := NULL,
                                                      threshold := 1) AS
     CASE WHEN rf__ok_k('rf_reciprocal_rank_ties', k)
               AND rf__ok(rf__threshold('rf_reciprocal_rank_ties', threshold)) THEN

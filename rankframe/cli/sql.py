@@ -1,7 +1,8 @@
 """The ``rankframe sql`` subcommand: SQL to run without Python.
 
 ``rankframe sql`` prints every DuckDB macro (``rf_*``) as one script, to load with
-``duckdb my.db -init rankframe.sql`` or ``.read``; ``rankframe sql --dialect bigquery -m
+``duckdb my.db -init rankframe.sql`` or ``.read`` (``--persistent``: stored in the database
+file, for tools that reopen it); ``rankframe sql --dialect bigquery -m
 ndcg@10 -m map`` prints the query that computes those measures per query over a judged
 table, in any dialect Ibis compiles to (needs the extra ``rankframe[ibis]``).
 """
@@ -30,6 +31,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--dialect", metavar="NAME",
                         help="SQL dialect of the query (needs rankframe[ibis])")
+    parser.add_argument("--persistent", action="store_true",
+                        help="without --dialect: CREATE OR REPLACE MACRO (stored in the "
+                        "database file the script runs in) instead of TEMP macros")
     parser.add_argument("-m", "--measure", action="append", dest="measures",
                         metavar="MEASURE", help="measure string (ndcg@10, map, P_10, ...); "
                         "repeatable; with --dialect")
@@ -46,8 +50,10 @@ def run(args: argparse.Namespace) -> int:
     if args.dialect is None:
         if args.measures:
             raise RankframeError("sql: -m needs --dialect (without it, every macro is printed)")
-        sys.stdout.write(sql_text())
+        sys.stdout.write(sql_text(persistent=args.persistent))
         return 0
+    if args.persistent:
+        raise RankframeError("sql: --persistent is for the macros (without --dialect)")
     if not args.measures:
         raise RankframeError("sql --dialect: name the measures with -m (e.g. -m ndcg@10)")
     try:

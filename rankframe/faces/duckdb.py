@@ -3,7 +3,8 @@
 The macros live as plain ``.sql`` files (one public macro per file, plus ``_helpers.sql``)
 that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
 They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
-nothing is written into a database file. :func:`connection_for` hands ``evaluate`` a
+nothing is written into a database file, unless asked (``register(con, persistent=True)``
+stores them in the connection's database, for tools that reopen the file). :func:`connection_for` hands ``evaluate`` a
 connection: the caller's, its macros checked against this version's by
 :func:`ensure_macros`, or one shared by the process, loaded macro by macro on demand.
 """
@@ -67,31 +68,57 @@ def sql_files(sql_dir: str | Path | None = None) -> list[Path]:
     return [helpers, *sorted(root.glob("rf_*.sql"))]
 
 
-def sql_text(sql_dir: str | Path | None = None) -> str:
-    """All macro definitions as one SQL script, in load order.
+_TEMP = re.compile(r"(CREATE\s+OR\s+REPLACE\s+)TEMP\s+(MACRO\b)", re.IGNORECASE)
+
+
+def _statements(path: Path, persistent: bool) -> str:
+    """The macro file's text; with ``persistent``, its macros made non-``TEMP``."""
+    text = path.read_text(encoding="utf-8")
+    return _TEMP.sub(r"\1\2", text) if persistent else text
+
+
+def sql_text(sql_dir: str | Path | None = None, *, persistent: bool = False) -> str:
+    """All macro definitions as one SQL script, in load order (what ``rankframe sql`` prints).
 
     Parameters
     ----------
     sql_dir
         Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
         macros installed with rankframe (or the checkout's ``sql/``).
+    persistent
+        False (default): ``CREATE OR REPLACE TEMP MACRO``, gone when the session ends.
+        True: ``CREATE OR REPLACE MACRO``, stored in the database the script runs in.
+
+    Examples
+    --------
+    >>> import rankframe.duckdb
+    >>> "CREATE OR REPLACE TEMP MACRO rf_ndcg(" in rankframe.duckdb.sql_text()
+    True
+    >>> "CREATE OR REPLACE MACRO rf_ndcg(" in rankframe.duckdb.sql_text(persistent=True)
+    True
     """
-    return "\n".join(path.read_text(encoding="utf-8") for path in sql_files(sql_dir))
+    return "\n".join(_statements(path, persistent) for path in sql_files(sql_dir))
 
 
 def register(
-    con: duckdb.DuckDBPyConnection | None = None, *, sql_dir: str | Path | None = None
+    con: duckdb.DuckDBPyConnection | None = None, *, sql_dir: str | Path | None = None,
+    persistent: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Define every ``rf_*`` macro in ``con`` (a new in-memory connection if None) and return it.
 
     Parameters
     ----------
     con
-        A DuckDB connection; None (default): a new in-memory one. The macros are ``TEMP``:
-        defining them twice is harmless and nothing is written to a database file.
+        A DuckDB connection; None (default): a new in-memory one.
     sql_dir
         Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
         macros installed with rankframe (or the checkout's ``sql/``).
+    persistent
+        False (default): the macros are ``TEMP``: defining them twice is harmless and
+        nothing is written to a database file. True: they are stored in the connection's
+        current database (``CREATE OR REPLACE MACRO``), so a BI tool or a later session
+        that opens the file has them; calling it again (with a newer rankframe) replaces
+        them. Needs a connection that may write.
 
     Examples
     --------
@@ -105,7 +132,7 @@ def register(
 
     connection = con if con is not None else duckdb.connect()
     for path in sql_files(sql_dir):
-        connection.execute(path.read_text(encoding="utf-8"))
+        connection.execute(_statements(path, persistent))
     return connection
 
 
