@@ -26,7 +26,8 @@ Generated from the metric registry (`rankframe/metrics/registry.py`) when the si
 built; the definitions, edge cases and worked examples are in the
 [metric contract](semantics.md). Calling conventions: Polars and Spark
 `rf.<name>(rel, *required, rank=..., **options)`, SQL `rf_<name>(rel, rank, *required,
-option := value)`, measure strings `name[(option=value,...)][@cutoff]` in `rf.evaluate`.
+option := value)` (the cutoff `k` may be left out in both: the whole list), measure
+strings `name[(option=value,...)][@cutoff]` in `rf.evaluate`.
 A face without ✓ raises a `MeasureError` with the reason numbered under the table.
 """
 
@@ -38,7 +39,8 @@ def _summary(metric: Metric) -> str:
 
 def _default(param: Param) -> str:
     if param.required:
-        return "required" if param.kind != "cutoff" else "required (None: whole list)"
+        # A cutoff may be left out everywhere (Python k=None, SQL k := NULL): the whole list.
+        return "required" if param.kind != "cutoff" else "`None` (the whole list)"
     return f"`{param.default!r}`"
 
 

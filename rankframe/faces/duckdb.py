@@ -4,9 +4,10 @@ The macros live as plain ``.sql`` files (one public macro per file, plus ``_help
 that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
 They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
 nothing is written into a database file, unless asked (``register(con, persistent=True)``
-stores them in the connection's database, for tools that reopen the file). :func:`connection_for` hands ``evaluate`` a
-connection: the caller's, its macros checked against this version's by
-:func:`ensure_macros`, or one shared by the process, loaded macro by macro on demand.
+stores them in the connection's database, for tools that reopen the file).
+:func:`connection_for` hands ``evaluate`` a connection: the caller's, its macros checked
+against this version's by :func:`ensure_macros` (stored or ``TEMP``), or one shared by the
+process, loaded macro by macro on demand.
 """
 
 from __future__ import annotations
