@@ -52,8 +52,8 @@ __all__ = [
     "measure_strings",
     "rankframe_measure",
     "select",
-    "spec_of",
     "select_queries",
+    "spec_of",
     "summary",
     "unjudged_count",
     "unjudged_note",
@@ -204,8 +204,9 @@ def select(specs: Sequence[str] | None) -> Selection:
     """The measures that ``-m`` options select, in trec_eval's order.
 
     Each spec is ``name`` or ``name.p1,p2`` (a nickname such as ``official``,
-    ``all_trec`` or ``all`` too). No specs (None) means ``official``. A measure selected with parameters
-    several times gets the union of them (trec_eval would keep only the first ``-m``).
+    ``all_trec`` or ``all`` too). No specs (None) means ``official``. A measure selected
+    with parameters several times gets the union of them (trec_eval would keep only the
+    first ``-m``).
 
     Examples
     --------
@@ -292,7 +293,8 @@ def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> 
     """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
     ``string`` after trec_eval's measures and summarised by ``summary`` (as
     :attr:`rankframe.measures.Measure.summary`)."""
-    kind: Kind = {"mean": "value", "sum": "count", "gmean": "summary_only"}[summary]
+    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only"}
+    kind = kinds[summary]
     return TrecMeasure(string, kind, string, trec=False)
 
 
