@@ -33,19 +33,21 @@ _QUERIES_ONLY = "num_ret"
 def measure_help() -> str:
     """The measures the command line accepts: trec_eval's names and nicknames, and
     rankframe's measure strings."""
-    trec = ", ".join(m.name for m in trec_eval.TREC_MEASURES)
-    nick = "; ".join(f"{k} = {' '.join(v)}" for k, v in trec_eval.NICKNAMES.items())
+    trec = ", ".join(m.name for m in trec_eval.TREC_MEASURES if m.trec)
+    ours = ", ".join(m.name for m in trec_eval.TREC_MEASURES if not m.trec)
+    nick = "; ".join(f"{k} = {' '.join(v)}" for k, v in trec_eval.NICKNAMES.items()
+                     if k not in ("all_trec", "all"))
     grammar = "\n".join(f"  {name:<16} {text}" for name, text in measure_names().items())
     return (
-        f"trec_eval measures (-m name or -m name.p1,p2): {trec}\n"
-        f"nicknames: {nick} (all_trec: trec_eval's own set; all: with rankframe's err, "
-        "err_cut, judged)\n\n"
+        f"trec_eval measures (-m name or -m name.p1,p2): {trec}; rankframe's: {ours}\n"
+        f"nicknames: {nick}; all_trec = every trec_eval measure; all = all_trec and "
+        "rankframe's\n\n"
         "rankframe measure strings (-m ndcg@10, as for evaluate(); "
         "name[(param=value)][@cutoff]):\n"
         f"{grammar}\n"
-        "printed under trec_eval's name when it has the same measure (ndcg@10 -> "
-        "ndcg_cut_10, P@10 -> P_10),\nelse under their canonical string after trec_eval's "
-        "measures (mrr@10). A trec_eval name wins: -m P is P at every cutoff."
+        "A measure string prints under trec_eval's name for the same measure (ndcg@10 ->\n"
+        "ndcg_cut_10, P@10 -> P_10, the same numbers), else under its canonical string after\n"
+        "trec_eval's measures (mrr@10). trec_eval's syntax wins: -m P is P at every cutoff."
     )
 
 
