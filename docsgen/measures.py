@@ -19,8 +19,6 @@ from rankframe.faces.table import support_table
 from rankframe.metrics.registry import METRICS, Metric, Param
 
 #: ``rankframe eval -m`` names that trec_eval itself does not have.
-RANKFRAME_ONLY = frozenset({"err", "err_cut", "judged"})
-
 INTRO = """\
 Generated from the metric registry (`rankframe/metrics/registry.py`) when the site is
 built; the definitions, edge cases and worked examples are in the
@@ -81,8 +79,7 @@ def trec_names() -> dict[str, list[str]]:
             continue
         metric = _parse(tm.measure)
         if metric is not None:
-            out[metric].append(tm.name + (" (rankframe eval only)" if tm.name in RANKFRAME_ONLY
-                                          else ""))
+            out[metric].append(tm.name + ("" if tm.trec else " (rankframe eval only)"))
     return out
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rankframe import trec_eval
 from rankframe.errors import MeasureError
 from rankframe.metrics.registry import METRICS, Metric
 from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
@@ -53,11 +54,16 @@ class Measure:
 
 
 _ALIASES: dict[str, Alias] = {}
+#: Each alias's canonical name: the first one registered, as :func:`canonical` writes it.
+_CANONICAL: dict[Alias, str] = {}
+_SPELLING = {"p": "P", "p_ties": "P_ties", "set_f": "set_F"}
 
 
 def _alias(names: str, alias: Alias) -> None:
     for name in names.split():
         _ALIASES[name.lower()] = alias
+    first = names.split()[0]
+    _CANONICAL[alias] = _SPELLING.get(first, first)
 
 
 _alias("p precision", Alias("precision", help="precision@k (P@k); k absent = set precision"))
@@ -146,6 +152,21 @@ def _unknown(label: str) -> MeasureError:
     )
 
 
+def _split(label: str) -> tuple[str, str, str | None]:
+    """A measure string's name, parameter text and cutoff text (trec_eval names mapped to
+    the rankframe name: ``P_10`` -> ``p``, ``10``)."""
+    text = label.strip()
+    trec_cut = _TREC_CUT.match(text)
+    if text in PRINTED_NAMES:  # trec_eval's names, from rankframe.trec_eval
+        return PRINTED_NAMES[text], "", None
+    if trec_cut and trec_cut["name"] in CUTOFF_NAMES:
+        return CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
+    match = _GRAMMAR.match(text)
+    if match is None:
+        raise _unknown(label)
+    return match["name"], match["params"] or "", match["cutoff"]
+
+
 def parse(label: str, *, threshold: float | None = None) -> Measure:
     """Parse one measure string.
 
@@ -160,17 +181,7 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     >>> parse("P_5").values
     {'k': 5}
     """
-    text = label.strip()
-    trec_cut = _TREC_CUT.match(text)
-    if text in PRINTED_NAMES:  # trec_eval's names, from rankframe.trec_eval
-        name, params, cutoff = PRINTED_NAMES[text], "", None
-    elif trec_cut and trec_cut["name"] in CUTOFF_NAMES:
-        name, params, cutoff = CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
-    else:
-        match = _GRAMMAR.match(text)
-        if match is None:
-            raise _unknown(label)
-        name, params, cutoff = match["name"], match["params"] or "", match["cutoff"]
+    name, params, cutoff = _split(label)
     alias = _ALIASES.get(name.lower())
     if alias is None:
         raise _unknown(label)
@@ -217,14 +228,86 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     return measure
 
 
+def canonical(label: str) -> str:
+    """``label`` in rankframe's grammar, spelt one way: the measure's first name, the
+    parameters as given, the cutoff as a number (``P_10``, ``precision@10`` -> ``P@10``;
+    ``reciprocal_rank@10`` -> ``mrr@10``; ``ndcg_cut_10`` -> ``ndcg@10``).
+
+    Examples
+    --------
+    >>> canonical("ndcg_cut_10"), canonical("average_precision"), canonical("rr@010")
+    ('ndcg@10', 'map', 'mrr@10')
+    """
+    measure = parse(label)  # validates
+    name, params, cutoff = _split(label)
+    text = _CANONICAL[_ALIASES[name.lower()]]
+    given = [item.partition("=") for item in filter(None, map(str.strip, params.split(",")))]
+    if given:
+        text += "(" + ", ".join(f"{k.strip()}={v.strip()}" for k, _, v in given) + ")"
+    if cutoff is not None:
+        value = next((measure.values[key] for key in ("k", "recall", "p", "recall_weight")
+                      if measure.values.get(key) is not None), cutoff)
+        text += f"@{value}" if isinstance(value, int) else f"@{value:g}"
+    return text
+
+
+def trec_eval_name(label: str) -> str | None:
+    """trec_eval's printed name for exactly the measure ``label`` (same metric, parameters
+    and summary), None when trec_eval has none; ``rankframe eval`` prints a rankframe
+    measure string under this name, else under its :func:`canonical` form.
+
+    Examples
+    --------
+    >>> trec_eval_name("ndcg@10"), trec_eval_name("P@10"), trec_eval_name("map")
+    ('ndcg_cut_10', 'P_10', 'map')
+    >>> trec_eval_name("mrr@10") is None
+    True
+    """
+    measure = parse(label)
+    keys = {"cut_int": ("k",), "cut_float": ("recall",), "param_float": ("p", "recall_weight")}
+    for trec in trec_eval.TREC_MEASURES:
+        if trec.measure is None:
+            continue
+        names = [trec.name] if trec.kind not in ("cut_int", "cut_float") else []
+        names += [name for key in keys.get(trec.kind, ()) if measure.values.get(key) is not None
+                  for name in trec.names((measure.values[key],))]
+        for name in names:
+            other = parse(name)
+            if (other.metric.name, other.values, other.summary) == (
+                    measure.metric.name, measure.values, measure.summary):
+                return name
+    return None
+
+
+def expand(labels: Sequence[str]) -> list[str]:
+    """``labels`` with trec_eval's ``-m`` forms with parameters replaced by the measure
+    strings they select (:func:`rankframe.trec_eval.expand`): ``"P.5,10"`` -> ``"P_5"``,
+    ``"P_10"``; ``"ndcg_cut.10"`` -> ``"ndcg_cut_10"``; every other label unchanged.
+
+    Examples
+    --------
+    >>> expand(["P.5,10", "ndcg@10", "iprec@0.5"])
+    ['P_5', 'P_10', 'ndcg@10', 'iprec@0.5']
+    """
+    out: list[str] = []
+    for label in labels:
+        if isinstance(label, str) and "." in label and trec_eval.is_spec(label):
+            out.extend(trec_eval.expand(label))
+        else:
+            out.append(label)
+    return out
+
+
 def parse_all(labels: list[str] | tuple[str, ...], *, threshold: float | None = None
               ) -> list[Measure]:
-    """Parse several measure strings; labels must be distinct (they become column names)."""
+    """Parse several measure strings, trec_eval's ``-m`` forms expanded (:func:`expand`);
+    labels must be distinct (they become column names)."""
     if isinstance(labels, str):
         labels = [labels]
     if not isinstance(labels, Sequence):
         raise MeasureError(
             f"measures must be a measure string or a list of them, got {labels!r}")
+    labels = expand(labels)
     seen: set[str] = set()
     for label in labels:
         if not isinstance(label, str):

@@ -7,7 +7,10 @@ trec_eval's own order, whatever order ``-m`` gave them in.
 
 - Measures: :data:`TREC_MEASURES` (one row per trec_eval measure: its kind, default
   parameters, the rankframe measure its printed names parse as, its tie-aware form),
-  :data:`UNSUPPORTED`, :data:`NICKNAMES`; :func:`select` reads ``-m`` specs.
+  :data:`UNSUPPORTED`, :data:`NICKNAMES`; :func:`select` reads ``-m`` specs,
+  :func:`is_spec` tells them from rankframe measure strings, :func:`expand` lists the
+  printed names one selects and :func:`spec_of` goes back; :func:`rankframe_measure`
+  prints a measure trec_eval lacks (see :func:`rankframe.measures.trec_eval_name`).
 - Names: :data:`PRINTED_NAMES` and :data:`CUTOFF_NAMES` (read by
   :mod:`rankframe.measures`, so ``"P_10"`` is a measure string), :func:`measure_strings`
   (printed name -> rankframe measure string, with ``--trec-eval9`` and ``--ties average``).
@@ -42,11 +45,15 @@ __all__ = [
     "Line",
     "Selection",
     "TrecMeasure",
+    "expand",
     "format_line",
+    "is_spec",
     "lines",
     "measure_strings",
+    "rankframe_measure",
     "select",
     "select_queries",
+    "spec_of",
     "summary",
     "unjudged_count",
     "unjudged_note",
@@ -77,6 +84,8 @@ class TrecMeasure:
     measure: str | None = None
     defaults: tuple[float, ...] = ()
     tie_aware: str | None = None
+    #: False for rankframe's additions (not in trec_eval, so not in ``all_trec``).
+    trec: bool = True
 
     def names(self, params: tuple[float, ...] | None) -> list[str]:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
@@ -124,9 +133,9 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("rbp", "param_float", "rbp", (0.8,)),
     TrecMeasure("rbp_resid", "param_float", "rbp_residual", (0.8,)),
     # rankframe's additions, after trec_eval's own measures:
-    TrecMeasure("err", "value", "err"),
-    TrecMeasure("err_cut", "cut_int", "err", (5, 10, 20)),
-    TrecMeasure("judged", "cut_int", "judged", (10,)),
+    TrecMeasure("err", "value", "err", trec=False),
+    TrecMeasure("err_cut", "cut_int", "err", (5, 10, 20), trec=False),
+    TrecMeasure("judged", "cut_int", "judged", (10,), trec=False),
 )
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
@@ -151,7 +160,8 @@ UNSUPPORTED = (
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                  "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": tuple(m.name for m in TREC_MEASURES),
+    "all_trec": tuple(m.name for m in TREC_MEASURES if m.trec),  # trec_eval's own set
+    "all": tuple(m.name for m in TREC_MEASURES),  # all_trec and rankframe's additions
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall",
             "set_F"),
 }
@@ -193,9 +203,10 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
 def select(specs: Sequence[str] | None) -> Selection:
     """The measures that ``-m`` options select, in trec_eval's order.
 
-    Each spec is ``name`` or ``name.p1,p2`` (a nickname such as ``official`` or
-    ``all_trec`` too). No specs means ``official``. A measure selected with parameters
-    several times gets the union of them (trec_eval would keep only the first ``-m``).
+    Each spec is ``name`` or ``name.p1,p2`` (a nickname such as ``official``,
+    ``all_trec`` or ``all`` too). No specs (None) means ``official``. A measure selected
+    with parameters several times gets the union of them (trec_eval would keep only the
+    first ``-m``).
 
     Examples
     --------
@@ -203,7 +214,7 @@ def select(specs: Sequence[str] | None) -> Selection:
     ['map', 'P_5', 'P_10']
     """
     chosen: dict[str, set[float] | None] = {}
-    for spec in specs or ["official"]:
+    for spec in ["official"] if specs is None else specs:
         root, dot, params = spec.partition(".")
         if root in NICKNAMES and not dot:
             for name in NICKNAMES[root]:
@@ -234,6 +245,57 @@ def select(specs: Sequence[str] | None) -> Selection:
         for m in TREC_MEASURES
         if m.name in chosen
     ]
+
+
+def is_spec(spec: str) -> bool:
+    """Whether ``spec`` is trec_eval's ``-m`` syntax (a trec_eval measure or nickname, with
+    or without ``.params``) rather than a rankframe measure string such as ``ndcg@10``.
+
+    Examples
+    --------
+    >>> is_spec("ndcg_cut.10"), is_spec("P"), is_spec("ndcg@10"), is_spec("iprec@0.5")
+    (True, True, False, False)
+    """
+    root = spec.strip().partition(".")[0]
+    return root in _BY_NAME or root in NICKNAMES or root in UNSUPPORTED
+
+
+def expand(spec: str) -> list[str]:
+    """The printed names one ``-m`` spec selects, in trec_eval's order; each is also a
+    rankframe measure string.
+
+    Examples
+    --------
+    >>> expand("P.10,5"), expand("ndcg_cut.10")
+    (['P_5', 'P_10'], ['ndcg_cut_10'])
+    """
+    return [name for m, params in select([spec.strip()]) for name in m.names(params)]
+
+
+def spec_of(name: str) -> str:
+    """The ``-m`` spec that selects the printed name ``name`` alone (the inverse of
+    :func:`expand` for one name).
+
+    Examples
+    --------
+    >>> spec_of("ndcg_cut_10"), spec_of("rbp_resid_0.5"), spec_of("map")
+    ('ndcg_cut.10', 'rbp_resid.0.5', 'map')
+    """
+    if name in _BY_NAME:
+        return name
+    for measure in sorted(TREC_MEASURES, key=lambda m: -len(m.name)):  # rbp_resid before rbp
+        if measure.kind in _PARAMETRISED and name.startswith(measure.name + "_"):
+            return f"{measure.name}.{name[len(measure.name) + 1:]}"
+    raise MeasureError(f"{name!r} is not a printed trec_eval measure name")
+
+
+def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> TrecMeasure:
+    """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
+    ``string`` after trec_eval's measures and summarised by ``summary`` (as
+    :attr:`rankframe.measures.Measure.summary`)."""
+    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only"}
+    kind = kinds[summary]
+    return TrecMeasure(string, kind, string, trec=False)
 
 
 # --------------------------------------------------------------------------- names

@@ -275,3 +275,65 @@ def test_a_closed_pipe_ends_the_output_quietly() -> None:
         process.wait(timeout=60)
     assert "Broken pipe" not in err and "Traceback" not in err, err
     assert process.returncode == 141
+
+
+def _example(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from tests.conftest import REPO
+
+    data = REPO / "examples" / "data"
+    status, out, _ = run_cli([*args[:1], *args[1:], str(data / "qrels.txt"),
+                              *[str(data / f"run.{r}.txt") for r in ("bm25", "dense")
+                                if args[0] == "compare" or r == "bm25"]], capsys)
+    assert status == 0
+    return out
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_eval_takes_rankframe_measure_strings(engine: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``-m ndcg@10`` prints what ``-m ndcg_cut.10`` prints, byte for byte, under trec_eval's
+    name; a measure trec_eval has no name for prints under its canonical string, last."""
+    def specs(*names: str) -> list[str]:
+        return ["eval", "-q", "--engine", engine, *[a for n in names for a in ("-m", n)]]
+
+    trec = _example(specs("ndcg_cut.10", "P.5,10", "map", "recip_rank", "iprec_at_recall.0.5"),
+                    capsys)
+    ours = _example(specs("iprec@0.5", "ndcg@10", "P@10", "map", "precision@5", "mrr"),
+                    capsys)
+    assert ours == trec and "ndcg_cut_10  " in trec
+    out = _example(specs("reciprocal_rank@10", "map", "mrr@10", "err@5"), capsys)
+    summary = [line.split("\t")[0].rstrip() for line in out.splitlines() if "\tall\t" in line]
+    assert summary == ["map", "err_cut_5", "mrr@10"]
+    assert set(_example(specs("err_cut.5"), capsys).splitlines()) < set(out.splitlines())
+
+
+def test_eval_all_trec_is_trec_eval_set_and_all_adds_rankframe(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # trec_eval 9's measures rankframe computes (measures.c), and rankframe's own.
+    trec_eval_names = [*ORDER, "rbp", "rbp_resid"]
+    ours = ["err", "err_cut", "judged"]
+    known = sorted(trec_eval_names + ours, key=len, reverse=True)
+
+    def roots(out: str) -> set[str]:
+        names = {line.split("\t")[0].rstrip() for line in out.splitlines()}
+        return {next(r for r in known if n == r or n.startswith(r + "_")) for n in names}
+
+    trec = roots(_example(["eval", "-m", "all_trec"], capsys))
+    assert trec == set(trec_eval_names)
+    assert roots(_example(["eval", "-m", "all"], capsys)) == trec | set(ours)
+
+
+def test_eval_measure_errors_name_both_syntaxes(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["eval", "-m", "ndgc", "q", "r"], capsys)
+    assert status == 1 and "ndcg_cut" in err and "ndcg@10" in err
+    status, _, err = run_cli(["eval", "-m", "ndcg@x", "q", "r"], capsys)
+    assert status == 1 and "-m ndcg@x" in err and "cutoff" in err
+
+
+def test_compare_takes_trec_eval_forms(capsys: pytest.CaptureFixture[str]) -> None:
+    dotted = _example(["compare", "-m", "ndcg_cut.10", "-m", "P.5,10"], capsys)
+    printed = _example(["compare", "-m", "ndcg_cut_10", "-m", "P_5", "-m", "P_10"], capsys)
+    assert dotted == printed and "P_5" in dotted and "ndcg_cut_10" in dotted
+    grammar = _example(["compare", "-m", "ndcg@10", "--format", "csv"], capsys)
+    trec = _example(["compare", "-m", "ndcg_cut.10", "--format", "csv"], capsys)
+    assert grammar.replace("ndcg@10", "ndcg_cut_10") == trec

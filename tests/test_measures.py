@@ -12,7 +12,7 @@ import pytest
 import rankframe as rf
 from rankframe.errors import MeasureError
 from rankframe.faces.polars import expression
-from rankframe.measures import parse
+from rankframe.measures import canonical, expand, parse, trec_eval_name
 from rankframe.trec_eval import (
     CUTOFF_NAMES,
     PRINTED_NAMES,
@@ -148,3 +148,56 @@ def test_names_without_a_single_measure_do_not_parse() -> None:
     for name in ("11pt_avg", "runid", "num_q", "map_cut", "ndcg_cut"):
         with pytest.raises(MeasureError, match="unknown measure"):
             parse(name)
+
+
+@pytest.mark.parametrize(("text", "trec", "canon"), [
+    ("ndcg@10", "ndcg_cut_10", "ndcg@10"),
+    ("P@10", "P_10", "P@10"),
+    ("precision@10", "P_10", "P@10"),
+    ("map", "map", "map"),
+    ("average_precision@100", "map_cut_100", "map@100"),
+    ("gm_map", "gm_map", "gm_map"),
+    ("p", "set_P", "P"),
+    ("rr", "recip_rank", "mrr"),
+    ("mrr@10", None, "mrr@10"),
+    ("hit_rate@5", "success_5", "success@5"),
+    ("iprec@0.5", "iprec_at_recall_0.50", "iprec@0.5"),
+    ("iprec@0.125", None, "iprec@0.125"),
+    ("rbp@0.5", "rbp_0.5", "rbp@0.5"),
+    ("set_F@0.5", "set_F_0.5", "set_F@0.5"),
+    ("err@20", "err_cut_20", "err@20"),
+    ("ndcg(gain=exponential)@10", None, "ndcg(gain=exponential)@10"),
+    ("P( threshold = 2 )@010", None, "P(threshold=2)@10"),
+    ("dcg@10", None, "dcg@10"),
+])
+def test_trec_eval_name_and_canonical(text: str, trec: str | None, canon: str) -> None:
+    assert trec_eval_name(text) == trec
+    assert canonical(text) == canon
+    if trec is not None:  # the two forms are one measure
+        assert canonical(trec) == canon
+
+
+def test_every_printed_name_round_trips() -> None:
+    """Each name ``-m all`` prints that is a measure string maps to its rankframe form and
+    back to itself (the one mapping, both ways)."""
+    names = [n for m, params in select(["all"]) if m.measure is not None
+             for n in m.names(params)]
+    assert len(names) > 40
+    for name in names:
+        assert trec_eval_name(canonical(name)) == name, name
+        assert parse(canonical(name)).values == parse(name).values, name
+
+
+def test_evaluate_takes_trec_eval_forms() -> None:
+    """``evaluate`` reads trec_eval's ``-m`` forms; ``P.5,10`` makes a column per cutoff,
+    under trec_eval's printed names."""
+    got = rf.evaluate(JUDGED, ["ndcg_cut.10", "P.5,1", "map"])
+    assert got.columns == ["qid", "ndcg_cut_10", "P_1", "P_5", "map"]
+    same = rf.evaluate(JUDGED, ["ndcg@10", "P@1", "P@5", "map"])
+    assert got.rows() == same.rows()
+    assert expand(["iprec@0.5", "map(threshold=1.5)", "set_F.0.5"]) == [
+        "iprec@0.5", "map(threshold=1.5)", "set_F_0.5"]
+    with pytest.raises(MeasureError, match="integer cutoffs"):
+        rf.evaluate(JUDGED, ["P.x"])
+    with pytest.raises(MeasureError, match="twice"):
+        rf.evaluate(JUDGED, ["P.5", "P_5"])

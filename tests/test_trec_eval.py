@@ -168,3 +168,27 @@ def test_query_selection() -> None:
     assert trec_eval.unjudged_note(1) == "1 run query has no qrels and was not evaluated"
     assert trec_eval.unjudged_note(3, "run r") == \
         "run r: 3 run queries have no qrels and were not evaluated"
+
+
+def test_all_trec_is_trec_eval_set_and_all_adds_rankframe_measures() -> None:
+    ours = {"err", "err_cut", "judged"}
+    assert not ours & set(trec_eval.NICKNAMES["all_trec"])
+    assert set(trec_eval.NICKNAMES["all"]) == set(trec_eval.NICKNAMES["all_trec"]) | ours
+    assert [m.name for m, _ in trec_eval.select(["all"])][-3:] == ["err", "err_cut", "judged"]
+
+
+def test_specs_expand_and_map_back() -> None:
+    assert trec_eval.expand(" P.10,5") == ["P_5", "P_10"]
+    assert trec_eval.expand("set_F.0.5") == ["set_F_0.5"]
+    for spec in ("ndcg_cut.10", "P", "all_trec", "infAP", "rbp.0.5"):
+        assert trec_eval.is_spec(spec), spec
+    for string in ("ndcg@10", "iprec@0.5", "mrr@10", "p", "map(threshold=1.5)"):
+        assert not trec_eval.is_spec(string), string
+    names = [n for m, params in trec_eval.select(["all"]) for n in m.names(params)]
+    for name in names:
+        assert trec_eval.expand(trec_eval.spec_of(name)) == [name], name
+    with pytest.raises(RankframeError, match="not a printed"):
+        trec_eval.spec_of("ndcg@10")
+    assert trec_eval.select([]) == []
+    extra = trec_eval.rankframe_measure("mrr@10", "mean")
+    assert extra.names(None) == ["mrr@10"] and extra.summary == "mean" and not extra.trec

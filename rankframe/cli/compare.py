@@ -21,6 +21,7 @@ from rankframe.analysis.compare import compare
 from rankframe.analysis.runs import evaluate_runs, read_runs
 from rankframe.errors import RankframeError
 from rankframe.io import read_qrels
+from rankframe.measures import expand
 
 __all__ = ["add_parser", "run"]
 
@@ -48,7 +49,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="run files: qid Q0 docid rank score tag (at least two)")
     parser.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                         help="measure string as for evaluate(): ndcg@10, map, P@10, mrr@10, "
-                        f"... (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+                        "..., or trec_eval's -m form: ndcg_cut.10, P.5,10 (repeatable; "
+                        f"default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--test", choices=("t", "randomization", "bootstrap"), default="t",
                         help="paired significance test (default t)")
     parser.add_argument("--baseline", metavar="NAME",
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     if not 0 <= args.digits <= 15:
         raise RankframeError(f"--digits must be a number of decimals in 0..15, got {args.digits}")
-    measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
+    measures = list(dict.fromkeys(expand(args.measures or DEFAULT_MEASURES)))
     qrels, runs = read_qrels(args.qrels), read_runs(args.runs)
     names = dict(zip(args.runs, runs, strict=True))  # run path, as given -> system name
     for path, run_frame in zip(args.runs, runs.values(), strict=True):

@@ -4,8 +4,11 @@
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
-from :func:`rankframe.analysis.runs.trec_eval_per_query`. This module reads the options
-and writes the lines (trec, csv or json).
+from :func:`rankframe.analysis.runs.trec_eval_per_query`. ``-m`` also takes rankframe
+measure strings (``ndcg@10``): printed under trec_eval's name for the same measure
+(:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
+trec_eval's measures. This module reads the options and writes the lines (trec, csv or
+json).
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from typing import Any
 
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
-from rankframe.errors import RankframeError
+from rankframe.errors import MeasureError, RankframeError
 from rankframe.io import read_qrels, read_run
-from rankframe.measures import measure_names
+from rankframe.measures import canonical, measure_names, parse, trec_eval_name
 from rankframe.validation import MAX_CUTOFF
 
-__all__ = ["add_parser", "measure_help", "run"]
+__all__ = ["add_parser", "measure_help", "run", "selection"]
 
 _QUERIES_ONLY = "num_ret"
 
@@ -30,14 +33,21 @@ _QUERIES_ONLY = "num_ret"
 def measure_help() -> str:
     """The measures the command line accepts: trec_eval's names and nicknames, and
     rankframe's measure strings."""
-    trec = ", ".join(m.name for m in trec_eval.TREC_MEASURES)
-    nick = "; ".join(f"{k} = {' '.join(v)}" for k, v in trec_eval.NICKNAMES.items())
+    trec = ", ".join(m.name for m in trec_eval.TREC_MEASURES if m.trec)
+    ours = ", ".join(m.name for m in trec_eval.TREC_MEASURES if not m.trec)
+    nick = "; ".join(f"{k} = {' '.join(v)}" for k, v in trec_eval.NICKNAMES.items()
+                     if k not in ("all_trec", "all"))
     grammar = "\n".join(f"  {name:<16} {text}" for name, text in measure_names().items())
     return (
-        f"trec_eval measures (-m name or -m name.p1,p2): {trec}\n"
-        f"nicknames: {nick}\n\n"
-        "rankframe measure strings (Python evaluate(), name[(param=value)][@cutoff]):\n"
-        f"{grammar}"
+        f"trec_eval measures (-m name or -m name.p1,p2): {trec}; rankframe's: {ours}\n"
+        f"nicknames: {nick}; all_trec = every trec_eval measure; all = all_trec and "
+        "rankframe's\n\n"
+        "rankframe measure strings (-m ndcg@10, as for evaluate(); "
+        "name[(param=value)][@cutoff]):\n"
+        f"{grammar}\n"
+        "A measure string prints under trec_eval's name for the same measure (ndcg@10 ->\n"
+        "ndcg_cut_10, P@10 -> P_10, the same numbers), else under its canonical string after\n"
+        "trec_eval's measures (mrr@10). trec_eval's syntax wins: -m P is P at every cutoff."
     )
 
 
@@ -62,8 +72,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("-M", type=int, default=None, metavar="N",
                         help="evaluate only the top N results of each query")
     parser.add_argument("-m", action="append", metavar="MEASURE",
-                        help="measure (trec_eval syntax: P.5,10  ndcg_cut.10  map  official); "
-                        "repeatable; default: official")
+                        help="measure, in trec_eval's syntax (P.5,10  ndcg_cut.10  map  "
+                        "official) or rankframe's (P@10  ndcg@10  mrr@10); repeatable; "
+                        "default: official")
     parser.add_argument("-n", action="store_true", help="no summary ('all') lines")
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
@@ -99,6 +110,36 @@ def _write(lines: list[trec_eval.Line], fmt: str) -> None:
         out.write("\n")
 
 
+def selection(specs: list[str] | None) -> trec_eval.Selection:
+    """What ``-m`` options select: trec_eval specs as :func:`rankframe.trec_eval.select`
+    reads them, rankframe measure strings under trec_eval's name for the same measure, or
+    else (in the order given, after trec_eval's measures) under their canonical string."""
+    if specs is None:
+        return trec_eval.select(None)
+    trec_specs: list[str] = []
+    extra: dict[str, trec_eval.TrecMeasure] = {}
+    for spec in specs:
+        if trec_eval.is_spec(spec):
+            trec_specs.append(spec)
+            continue
+        try:
+            name = trec_eval_name(spec)
+        except MeasureError as exc:
+            if "@" in spec or "(" in spec:
+                raise MeasureError(f"-m {spec}: {exc}") from None
+            supported = ", ".join(m.name for m in trec_eval.TREC_MEASURES)
+            raise MeasureError(
+                f"-m {spec}: unknown measure {spec!r}; use a trec_eval measure ({supported}), "
+                f"a nickname ({', '.join(trec_eval.NICKNAMES)}) or a rankframe measure string "
+                "such as ndcg@10 (see rankframe eval --help)") from None
+        if name is not None:
+            trec_specs.append(trec_eval.spec_of(name))
+        else:
+            string = canonical(spec)
+            extra[string] = trec_eval.rankframe_measure(string, parse(spec).summary)
+    return trec_eval.select(trec_specs) + [(m, None) for m in extra.values()]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout, return 0."""
     if args.M is not None and not 1 <= args.M <= MAX_CUTOFF:
@@ -106,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
-    selected = trec_eval.select(args.m)
+    selected = selection(args.m)
     run_frame, qrels = read_run(args.run), read_qrels(args.qrels)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
     unjudged = trec_eval.unjudged_count(run_frame, qrels)

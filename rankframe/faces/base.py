@@ -166,7 +166,7 @@ def parse_for(face: Face, measures: str | Sequence[str], keys: Sequence[str],
     labels = [measures] if isinstance(measures, str) else list(measures)
     parsed = parse_all(labels, threshold=threshold)
     require_support(face, parsed)
-    clash = set(labels) & set(keys)
+    clash = {m.label for m in parsed} & set(keys)
     if clash:
         raise MeasureError(f"measure label(s) {sorted(clash)} clash with the query column(s)")
     return parsed
