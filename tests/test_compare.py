@@ -547,3 +547,49 @@ def test_notebook_compare_equals_the_command_line(tmp_path: Path,
                  "--format", "csv"]) == 0
     cli = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert cli.equals(pl.read_csv(io.StringIO(result.write_csv())))
+
+
+def test_compare_takes_runs_and_qrels_directly(tmp_path: Path) -> None:
+    import rankframe as rf
+
+    paths = write_collection(tmp_path)
+    runs = [paths[k] for k in ("mid", "good", "bad")]
+    options = {"test": "randomization", "n_resamples": 200, "seed": 3}
+    expected = rf.compare(rf.evaluate_runs(runs, paths["qrels"], ["P@3", "map"]), **options)
+    from_paths = rf.compare(runs, qrels=paths["qrels"], measures=["P@3", "map"], **options)
+    assert from_paths.equals(expected)
+    frames = rf.read_runs(runs)
+    qrels = rf.read_qrels(paths["qrels"])
+    from_frames = rf.compare(frames, qrels=qrels, measures=["P@3", "map"], **options)
+    assert from_frames.equals(expected)
+    # trec_eval names evaluate under their own labels and are all compared
+    named = rf.compare([str(p) for p in runs], qrels=str(paths["qrels"]), measures="P_3")
+    assert named["measure"].unique().to_list() == rf.evaluate_runs(
+        runs, paths["qrels"], "P_3").columns[2:]
+    assert named["system"].to_list() == ["mid", "good", "bad"]
+
+
+def test_compare_rejects_ambiguous_runs_and_qrels(tmp_path: Path) -> None:
+    import rankframe as rf
+
+    paths = write_collection(tmp_path)
+    runs = [paths["good"], paths["bad"]]
+    per_query = rf.evaluate_runs(runs, paths["qrels"], ["map"])
+    with pytest.raises(InputError, match="qrels is given with a per-query table"):
+        rf.compare(per_query, qrels=paths["qrels"])
+    with pytest.raises(InputError, match="runs need qrels"):
+        rf.compare(runs, measures=["map"])
+    with pytest.raises(InputError, match="runs need measures"):
+        rf.compare(runs, qrels=paths["qrels"])
+    with pytest.raises(InputError, match="runs need measures"):
+        rf.compare(runs, qrels=paths["qrels"], measures=[])
+    with pytest.raises(TypeError, match="run frames need names"):
+        rf.compare(list(rf.read_runs(runs).values()), qrels=paths["qrels"], measures="map")
+    with pytest.raises(TypeError, match="single path"):
+        rf.compare(str(paths["good"]), qrels=paths["qrels"], measures="map")
+    with pytest.raises(TypeError, match="maps to int"):
+        rf.compare({"a": 1}, qrels=paths["qrels"], measures="map")  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="qrels must be a polars DataFrame or a file path"):
+        rf.compare(runs, qrels=3, measures="map")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="got int"):
+        rf.compare(3, qrels=paths["qrels"], measures="map")  # type: ignore[arg-type]

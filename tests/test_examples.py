@@ -61,9 +61,11 @@ def test_compare_notebook_runs_headless(tmp_path: Path) -> None:
     pytest.importorskip("scipy")
     env = {**os.environ, "MPLBACKEND": "Agg", "RANKFRAME_PLOT_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, str(EXAMPLES / "compare_systems.py")], env=env,
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert "ndcg" in done.stdout.lower()
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "difference.png", "ndcg_at_k.png", "precision_recall.png"}
 
 
 @pytest.mark.skipif(shutil.which("java") is None and "JAVA_HOME" not in os.environ,

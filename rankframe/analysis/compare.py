@@ -3,8 +3,9 @@ significance tests against a baseline, multiple-comparison correction and effect
 
 The input is a per-query table, one row per (system, query) and one numeric column per
 measure, as :func:`rankframe.analysis.runs.evaluate_runs` (``rf.evaluate_runs``) produces
-from several runs. Everything is paired by query: system ``s`` and
-the baseline ``b`` give the differences ``d_q = x_{s,q} - x_{b,q}``.
+from several runs, or the runs themselves with their qrels (``compare(runs, qrels=...,
+measures=[...])`` evaluates them through ``evaluate_runs`` first). Everything is paired by
+query: system ``s`` and the baseline ``b`` give the differences ``d_q = x_{s,q} - x_{b,q}``.
 
 The resampling is vectorised with NumPy (resample matrices in chunks: one matrix product
 per chunk for sign flips, one gather per chunk and system for the bootstrap) and seeded
@@ -17,15 +18,17 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from rankframe import validation
+from rankframe.analysis.runs import evaluate_runs
 from rankframe.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
@@ -39,6 +42,7 @@ __all__ = ["COLUMNS", "Correction", "MissingPolicy", "Test", "adjust_pvalues", "
 Test = Literal["t", "randomization", "bootstrap"]
 Correction = Literal["holm", "bonferroni"]
 MissingPolicy = Literal["error", "intersect", "zero"]
+PathLike = str | os.PathLike[str]
 
 #: Columns of the frame :func:`compare` returns, in order.
 COLUMNS: tuple[str, ...] = (
@@ -65,8 +69,10 @@ def _require(name: str) -> ModuleType:
 
 
 def compare(
-    per_query: pl.DataFrame,
+    data: pl.DataFrame | Mapping[str, pl.DataFrame] | Sequence[PathLike],
+    /,
     *,
+    qrels: pl.DataFrame | PathLike | None = None,
     system: str = "system",
     query: str = "qid",
     measures: Sequence[str] | str | None = None,
@@ -83,13 +89,21 @@ def compare(
 
     Parameters
     ----------
-    per_query
-        One row per (system, query), one numeric column per measure.
+    data
+        Either the per-query table, one row per (system, query) and one numeric column
+        per measure (``qrels`` must then be ``None``); or the runs, as run file paths or
+        a mapping system name -> run frame, which need ``qrels`` and ``measures`` and are
+        evaluated by :func:`rankframe.analysis.runs.evaluate_runs` (each run on the qrels
+        queries it retrieved for, as trec_eval).
+    qrels
+        With runs: the qrels frame or file path. With a per-query table: ``None``.
     system, query
-        Names of the system and query columns.
+        Names of the system and query columns (with runs, of the table evaluated from
+        them: ``query`` is then ``"qid"``).
     measures
-        Measure columns to compare (a name or a list). ``None``: every numeric column
-        other than ``system`` and ``query``, in table order.
+        With a per-query table, the measure columns to compare (a name or a list);
+        ``None``: every numeric column other than ``system`` and ``query``, in table
+        order. With runs, the measure strings to evaluate and compare (required).
     baseline
         The system the others are tested against; default the first system in order of
         appearance.
@@ -154,8 +168,12 @@ def compare(
 
     Raises
     ------
+    TypeError
+        ``data`` is neither a per-query DataFrame nor runs (a single path, a list of
+        frames without names).
     InputError
-        Missing columns, fewer than two systems, an unknown baseline, duplicate
+        ``qrels`` given with a per-query table, runs without ``qrels`` or ``measures``;
+        missing columns, fewer than two systems, an unknown baseline, duplicate
         (system, query) rows, missing queries with ``missing="error"``, no query left.
     MeasureError
         A measure column that does not exist or is not numeric.
@@ -180,6 +198,16 @@ def compare(
     >>> row = compare(pq).filter(pl.col("system") == "dense").row(0, named=True)
     >>> round(row["delta"], 3), row["wins"], round(row["p_value"], 4)
     (0.225, 4, 0.0182)
+
+    Runs and qrels directly (file paths work the same way):
+
+    >>> qrels = pl.DataFrame({"qid": ["q1", "q1", "q2", "q2"], "docid": ["a", "b"] * 2,
+    ...                       "rel": [1, 0, 0, 1]})
+    >>> runs = {name: pl.DataFrame({"qid": ["q1", "q1", "q2", "q2"],
+    ...                             "docid": ["a", "b"] * 2, "score": scores})
+    ...         for name, scores in (("x", [2.0, 1.0, 2.0, 1.0]), ("y", [2.0, 1.0, 1.0, 2.0]))}
+    >>> compare(runs, qrels=qrels, measures=["P@1"])["mean"].to_list()
+    [0.5, 1.0]
     """
     fn = "compare"
     test = validation.choice(fn, "test", test, ("t", "randomization", "bootstrap"))
@@ -193,6 +221,7 @@ def compare(
     np = _require("numpy")
     stats = _require("scipy.stats")
 
+    per_query, measures = _per_query_table(data, qrels, measures, system)
     names = _measure_columns(per_query, system, query, measures)
     systems, matrices, query_ids = _pivot(per_query, system, query, names)
     if baseline is None:
@@ -289,12 +318,67 @@ def adjust_pvalues(p_values: Sequence[float], correction: Correction | None) -> 
 # --------------------------------------------------------------------------- input
 
 
+_EXPECTED = ("compare: expected a per-query polars DataFrame, a list of run files or a "
+             "mapping system name -> run frame")
+
+
+def _per_query_table(
+    data: object, qrels: object, measures: Sequence[str] | str | None, system: str
+) -> tuple[pl.DataFrame, Sequence[str] | str | None]:
+    """The per-query table to compare and the measure columns to take from it: ``data``
+    itself, or the table evaluated from runs and qrels (then every measure column)."""
+    fn = "compare"
+    if isinstance(data, pl.DataFrame):
+        if qrels is not None:
+            raise InputError(
+                f"{fn}: qrels is given with a per-query table; pass the runs (file paths, "
+                "or a mapping system name -> run frame) to evaluate them on the qrels, or "
+                "the per-query table without qrels"
+            )
+        return data, measures
+    if isinstance(data, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"{fn}: got a single path {os.fsdecode(data)!r}; pass a list of run files "
+            "(at least two) or a per-query DataFrame"
+        )
+    if isinstance(data, Mapping):
+        bad = [k for k, v in data.items() if not isinstance(v, pl.DataFrame)]
+        if bad:
+            raise TypeError(f"{fn}: runs must map system names to polars DataFrames; "
+                            f"{bad[0]!r} maps to {type(data[bad[0]]).__name__}")
+    elif isinstance(data, Sequence):
+        for item in data:
+            if isinstance(item, pl.DataFrame):
+                raise TypeError(
+                    f"{fn}: run frames need names; pass a mapping system name -> run "
+                    "frame instead of a list of frames"
+                )
+            if not isinstance(item, (str, os.PathLike)):
+                raise TypeError(f"{_EXPECTED}, got a {type(data).__name__} holding "
+                                f"{type(item).__name__}")
+    else:
+        raise TypeError(f"{_EXPECTED}, got {type(data).__name__}")
+    if qrels is None:
+        raise InputError(f"{fn}: runs need qrels to be evaluated: pass qrels=<frame or path>")
+    if measures is None or not (measures if isinstance(measures, str) else list(measures)):
+        raise InputError(
+            f"{fn}: runs need measures to evaluate: pass measures=[...], e.g. ['ndcg@10']"
+        )
+    if not isinstance(qrels, (pl.DataFrame, str, os.PathLike)):
+        raise TypeError(f"{fn}: qrels must be a polars DataFrame or a file path, "
+                        f"got {type(qrels).__name__}")
+    table = evaluate_runs(data, qrels, measures, system=system)
+    return table, None
+
+
 def _measure_columns(
     df: pl.DataFrame, system: str, query: str, measures: Sequence[str] | str | None
 ) -> list[str]:
     fn = "compare"
     if not isinstance(df, pl.DataFrame):
-        raise TypeError(f"{fn}: per_query must be a polars DataFrame, got {type(df).__name__}")
+        raise TypeError(
+            f"{fn}: the per-query table must be a polars DataFrame, got {type(df).__name__}"
+        )
     for role, name in (("system", system), ("query", query)):
         if name not in df.columns:
             raise InputError(
