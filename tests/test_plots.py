@@ -154,3 +154,22 @@ def test_precision_recall(tmp_path: Path) -> None:
 def test_save_rejects_unknown_format(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"must end in \.png, \.svg or \.pdf"):
         save(precision_recall(per_query(3)), tmp_path / "pr.gif")
+
+
+def test_plots_read_trec_eval_and_rankframe_column_names_alike() -> None:
+    trec = pl.DataFrame({"system": ["a", "b"], "qid": ["q1", "q1"],
+                         "ndcg_cut_5": [0.2, 0.3], "ndcg_cut_10": [0.25, 0.35]})
+    ours = trec.rename({"ndcg_cut_5": "ndcg@5", "ndcg_cut_10": "ndcg@10"})
+    for frame in (trec, ours):
+        for measure in (None, "ndcg", "ndcg_cut"):
+            axes = metric_at_k(frame, measure=measure).axes[0]
+            assert axes.get_ylabel() == "ndcg"
+            assert [list(line.get_ydata()) for line in axes.lines] == [[0.2, 0.25], [0.3, 0.35]]
+    levels = {"iprec@0": 1.0, "iprec@0.5": 0.5, "iprec@1": 0.2}
+    for names in (list(levels), ["iprec_at_recall_0.00", "iprec_at_recall_0.50",
+                                 "iprec_at_recall_1.00"]):
+        frame = pl.DataFrame({"system": ["a"], **dict(zip(names, ([v] for v in levels.values()),
+                                                          strict=True))})
+        line = precision_recall(frame).axes[0].lines[0]
+        assert list(line.get_xdata()) == [0.0, 0.5, 1.0]
+        assert list(line.get_ydata()) == [1.0, 0.5, 0.2]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankframe.errors import InputError, MeasureError
+from rankframe.measures import canonical, parse
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -93,7 +94,8 @@ def metric_at_k(
 
     ``data`` is either long, with columns ``system``, ``k`` and ``value`` (several rows per
     (system, k), e.g. one per query, are averaged), or a per-query table with one column
-    per cutoff named ``f"{measure}@{k}"`` (``ndcg@5``, ``ndcg@10``...). The plotted point
+    per cutoff named ``f"{measure}@{k}"`` (``ndcg@5``, ``ndcg@10``...) or by trec_eval
+    (``ndcg_cut_5``, ``P_10``: read as their measure strings). The plotted point
     is :math:`\bar v_{s,k} = \frac1{|Q|}\sum_q v_{s,q,k}`.
 
     Parameters
@@ -250,9 +252,9 @@ def precision_recall(
     r"""Interpolated precision-recall curves, one per system.
 
     Reads the columns ``f"{prefix}{x}"`` (trec_eval's ``iprec_at_recall_0.00`` ...
-    ``iprec_at_recall_1.00``), averages them per system over queries and draws precision
-    against recall level ``x``: :math:`\bar P_s(x) = \frac1{|Q|}\sum_q \max_{r \ge r_q(x)}
-    P_q(r)`.
+    ``iprec_at_recall_1.00``) or rankframe's ``iprec@x`` (``iprec@0.5``), averages them
+    per system over queries and draws precision against recall level ``x``:
+    :math:`\bar P_s(x) = \frac1{|Q|}\sum_q \max_{r \ge r_q(x)} P_q(r)`.
 
     Parameters
     ----------
@@ -280,7 +282,8 @@ def precision_recall(
     _need(per_query, "precision_recall", [system])
     pattern = re.compile(re.escape(prefix) + r"(\d+(?:\.\d+)?)")
     levels = {c: float(m.group(1)) for c in per_query.columns
-              if (m := pattern.fullmatch(c)) is not None}
+              if (m := pattern.fullmatch(c)) is not None
+              or (m := re.fullmatch(r"iprec@(\d+(?:\.\d+)?)", _spelt(c))) is not None}
     if not levels:
         raise MeasureError(
             f"precision_recall: no column named {prefix}<recall level> "
@@ -325,6 +328,23 @@ def _need(df: Any, fn: str, columns: Sequence[str]) -> None:
         raise InputError(f"{fn}: the frame is empty")
 
 
+def _spelt(column: str) -> str:
+    """``column`` in rankframe's canonical measure spelling (``ndcg_cut_10`` -> ``ndcg@10``,
+    ``iprec_at_recall_0.50`` -> ``iprec@0.5``); itself when it is not a measure."""
+    try:
+        return canonical(column)
+    except MeasureError:
+        return column
+
+
+def _is_recall_level(column: str) -> bool:
+    """True for a measure whose ``@x`` is a recall level, not a cutoff (``iprec@0.5``)."""
+    try:
+        return "recall" in parse(column).values
+    except MeasureError:
+        return False
+
+
 def _systems(df: pl.DataFrame, system: str) -> list[str]:
     return [str(s) for s in df[system].cast(pl.String).unique(maintain_order=True)]
 
@@ -335,9 +355,13 @@ def _cutoff_columns(
     """The measure family and its ``name@k`` columns mapped to k, in increasing k."""
     found: dict[str, dict[str, int]] = {}
     for c in df.columns:
-        m = re.fullmatch(r"(.+)@(\d+)", c)
-        if m and c != system and df.schema[c].is_numeric():
+        m = re.fullmatch(r"(.+)@(\d+)", c) or re.fullmatch(r"(.+)@(\d+)", _spelt(c))
+        if m and c != system and df.schema[c].is_numeric() and not _is_recall_level(c):
             found.setdefault(m.group(1), {})[c] = int(m.group(2))
+    if measure is not None and measure not in found:
+        # a family spelt another way (ndcg_cut, precision, P): its canonical name
+        spellings = {_spelt(f"{measure}@1"), _spelt(f"{measure}_1")}
+        measure = next((f for f in found if f"{f}@1" in spellings), measure)
     if measure is None:
         if len(found) != 1:
             families = ", ".join(sorted(found)) or "none"
