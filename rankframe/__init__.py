@@ -10,21 +10,24 @@ when called).
 from rankframe import metrics as _metrics
 from rankframe.analysis.compare import adjust_pvalues, compare
 from rankframe.analysis.runs import evaluate_runs, read_runs
-from rankframe.errors import InputError, InputWarning, MeasureError, RankframeError
+from rankframe.errors import EngineError, InputError, InputWarning, MeasureError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run, summarize
 from rankframe.io import read_qrels, read_run
 from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
+from rankframe.table.checks import check_judged
 from rankframe.table.judge import judge, unjudged_run_queries
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "EngineError",
     "InputError",
     "InputWarning",
     "MeasureError",
     "RankframeError",
     "__version__",
     "adjust_pvalues",
+    "check_judged",
     "compare",
     "evaluate",
     "evaluate_run",
