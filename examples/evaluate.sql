@@ -11,8 +11,8 @@ CREATE OR REPLACE TEMP TABLE qrels AS FROM rf_read_qrels('examples/data/qrels.tx
 WITH per_query AS (
     SELECT qid,
            rf_ndcg(rel, rank, 10)                 AS "ndcg@10",
-           rf_average_precision(rel, rank, NULL)  AS average_precision,
-           rf_reciprocal_rank(rel, rank, NULL)    AS reciprocal_rank,
+           rf_average_precision(rel, rank, NULL)  AS "map",
+           rf_reciprocal_rank(rel, rank, NULL)    AS mrr,
            rf_precision(rel, rank, 10)            AS "P@10",
            rf_recall(rel, rank, 100)              AS "recall@100"
     FROM rf_judge('run', 'qrels')
@@ -20,8 +20,8 @@ WITH per_query AS (
 )
 SELECT count(*) AS queries,
        round(avg("ndcg@10"), 4)          AS "ndcg@10",
-       round(avg(average_precision), 4)  AS average_precision,
-       round(avg(reciprocal_rank), 4)    AS reciprocal_rank,
+       round(avg("map"), 4)              AS "map",
+       round(avg(mrr), 4)                AS mrr,
        round(avg("P@10"), 4)             AS "P@10",
        round(avg("recall@100"), 4)       AS "recall@100"
 FROM per_query;

@@ -83,7 +83,7 @@ def main(argv: list[str]) -> None:
         means = per_query.agg(
             F.count("*").alias("queries"),
             F.mean("`ndcg@10`").alias("ndcg@10"),
-            F.mean("average_precision").alias("map"),
+            F.mean("map").alias("map"),
             F.mean("`P@10`").alias("P@10"),
         ).first()
         dropped = rfs.unjudged_run_queries(run, qrels).count()

@@ -13,6 +13,7 @@ import rankframe as rf
 from rankframe.errors import MeasureError
 from rankframe.faces.polars import expression
 from rankframe.measures import canonical, expand, parse, trec_eval_name
+from rankframe.metrics.registry import METRICS
 from rankframe.trec_eval import (
     CUTOFF_NAMES,
     PRINTED_NAMES,
@@ -175,6 +176,37 @@ def test_trec_eval_name_and_canonical(text: str, trec: str | None, canon: str) -
     assert canonical(text) == canon
     if trec is not None:  # the two forms are one measure
         assert canonical(trec) == canon
+
+
+@pytest.mark.parametrize(("expr", "name"), [
+    (rf.average_precision("rel"), "map"),
+    (rf.average_precision("rel", 100), "map@100"),
+    (rf.reciprocal_rank("rel", 10), "mrr@10"),
+    (rf.hit_rate("rel", 5), "success@5"),
+    (rf.iprec_at_recall("rel", 0.5), "iprec@0.5"),
+    (rf.r_precision("rel"), "rprec"),
+    (rf.precision("rel", 10), "P@10"),
+    (rf.precision_ties("rel", 10), "P_ties@10"),
+    (rf.average_precision_ties("rel"), "map_ties"),
+    (rf.ndcg("rel", 10, gain="exponential"), "ndcg@10"),
+    (rf.kendall_tau("x", y="y"), "kendall_tau"),
+])
+def test_a_builders_default_name_is_its_canonical_string(expr: pl.Expr, name: str) -> None:
+    assert expr.meta.output_name() == name
+
+
+@pytest.mark.parametrize("metric", sorted(METRICS))
+def test_every_builders_default_name_is_canonical(metric: str) -> None:
+    spec = METRICS[metric]
+    sample = {"k": 7, "recall": 0.25}
+    values = {p.name: sample[p.name] for p in spec.required}
+    args, kwargs = spec.arguments({c: c for c in spec.columns}, values)
+    text = metric + "".join(f"@{v}" for v in values.values())
+    try:
+        expected = canonical(text)
+    except MeasureError:  # no measure string (rank correlations, rbo)
+        expected = text
+    assert getattr(rf, metric)(*args, **kwargs).meta.output_name() == expected
 
 
 def test_every_printed_name_round_trips() -> None:

@@ -321,8 +321,8 @@ def test_judge_then_metrics(spark: SparkSession) -> None:
     out = {r["qid"]: r for r in judged.groupBy("qid").agg(
         rfs.average_precision("rel"), rfs.num_ret("rel"), rfs.num_rel("rel")).collect()}
     assert set(out) == {"q1", "q2"}
-    assert out["q1"]["average_precision"] == pytest.approx((1 + 2 / 3) / 3)
-    assert (out["q2"]["average_precision"], out["q2"]["num_ret"], out["q2"]["num_rel"]) == (
+    assert out["q1"]["map"] == pytest.approx((1 + 2 / 3) / 3)
+    assert (out["q2"]["map"], out["q2"]["num_ret"], out["q2"]["num_rel"]) == (
         0.0, 0, 1)
 
 

@@ -312,7 +312,7 @@ def hit_rate(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``hit_rate@k``.
+        A DoubleType aggregate aliased ``success@k``.
     """
     hits = _hits(_col(rel), _col(rank), k, threshold)
     return (hits > 0).cast("double").alias(label("hit_rate", k))
@@ -357,7 +357,7 @@ def num_rel(
     Column
         A LongType aggregate aliased ``num_rel``.
     """
-    return _count(_relevant(_col(rel), threshold)).alias("num_rel")
+    return _count(_relevant(_col(rel), threshold)).alias(label("num_rel", None))
 
 
 @validated(METRICS["num_rel_ret"])
@@ -402,7 +402,7 @@ def reciprocal_rank(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``reciprocal_rank@k``.
+        A DoubleType aggregate aliased ``mrr@k``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
     first = F.min(F.when(_relevant(rel_c, threshold) & _retrieved(rank_c, k), rank_c))
@@ -431,7 +431,7 @@ def average_precision(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``average_precision@k``.
+        A DoubleType aggregate aliased ``map@k``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
     ranks = _relevant_ranks(rel_c, rank_c, k, threshold)
@@ -460,13 +460,13 @@ def r_precision(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``r_precision``.
+        A DoubleType aggregate aliased ``rprec``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
     r_count = _count(_relevant(rel_c, threshold))
     ranks = _relevant_ranks(rel_c, rank_c, None, threshold)
     hits_in_r = F.size(F.filter(ranks, lambda r: r <= r_count))
-    return _ratio(hits_in_r, r_count).alias("r_precision")
+    return _ratio(hits_in_r, r_count).alias(label("r_precision", None))
 
 
 @validated(METRICS["bpref"])
@@ -511,7 +511,7 @@ def bpref(
         penalty = F.least(above, r_count.cast("double")) / F.least(n_count, r_count)
         return F.when(above == 0, F.lit(1.0)).otherwise(F.lit(1.0) - penalty)
 
-    return _ratio(_sum_array(F.transform(positions, term)), r_count).alias("bpref")
+    return _ratio(_sum_array(F.transform(positions, term)), r_count).alias(label("bpref", None))
 
 
 @validated(METRICS["iprec_at_recall"])
@@ -538,7 +538,7 @@ def iprec_at_recall(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``iprec_at_recall_0.50`` (two decimals).
+        A DoubleType aggregate aliased ``iprec@0.5``.
     """
     offset = 0.5 if rounding == "nearest" else 0.9
     rel_c, rank_c = _col(rel), _col(rank)
@@ -547,7 +547,7 @@ def iprec_at_recall(
     start = F.greatest(needed, F.lit(1).cast("long")).cast("int")
     reachable = F.slice(precisions, start, F.size(precisions))
     best = F.coalesce(F.array_max(reachable), F.lit(0.0))
-    return best.alias(f"iprec_at_recall_{recall:.2f}")
+    return best.alias(label("iprec_at_recall", recall))
 
 
 # --------------------------------------------------------------------------------------
@@ -696,7 +696,7 @@ def rbp(
         total = _ratio(F.coalesce(F.sum(F.when(grade > 0, grade * weight)), F.lit(0.0)),
                        F.max(grade))
     value = F.lit(1.0 - p) * F.coalesce(total, F.lit(0.0))
-    return value.alias("rbp")
+    return value.alias(label("rbp", None))
 
 
 @validated(METRICS["rbp_residual"])
@@ -724,7 +724,7 @@ def rbp_residual(
     rel_c, rank_c = _col(rel), _col(rank)
     known = F.sum(F.when(rank_c.isNotNull() & _is_judged(rel_c), _geometric_weight(p, rank_c)))
     value = F.lit(1.0) - F.lit(1.0 - p) * F.coalesce(known, F.lit(0.0))
-    return value.alias("rbp_residual")
+    return value.alias(label("rbp_residual", None))
 
 
 @validated(METRICS["err"])
@@ -1081,7 +1081,7 @@ def precision_ties(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``precision_ties@k``.
+        A DoubleType aggregate aliased ``P_ties@k``.
     """
     rel_c, first, size = _col(rel), _col(tie_first), _col(tie_size)
     hits = _expected_hits(rel_c, first, size, k, threshold)
@@ -1188,7 +1188,7 @@ def reciprocal_rank_ties(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``reciprocal_rank_ties@k``.
+        A DoubleType aggregate aliased ``mrr_ties@k``.
     """
     groups = _relevant_groups(_col(rel), _col(tie_first), _col(tie_size), threshold)
     f = F.array_min(F.transform(groups, lambda g: g["f"]))
@@ -1240,7 +1240,7 @@ def average_precision_ties(
     Returns
     -------
     Column
-        A DoubleType aggregate aliased ``average_precision_ties@k``.
+        A DoubleType aggregate aliased ``map_ties@k``.
     """
     rel_c = _col(rel)
     groups = _relevant_groups(rel_c, _col(tie_first), _col(tie_size), threshold)

@@ -285,7 +285,7 @@ def num_rel(
     threshold
         Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     """
-    return count(relevant(col(rel), threshold)).alias("num_rel")
+    return count(relevant(col(rel), threshold)).alias(label("num_rel", None))
 
 
 @validated(METRICS["num_rel_ret"])

@@ -22,9 +22,18 @@ def col(x: IntoExpr) -> pl.Expr:
     return pl.col(x) if isinstance(x, str) else x
 
 
-def label(name: str, k: int | None) -> str:
-    """Output column name: ``name@k``, or ``name`` for the whole list."""
-    return name if k is None else f"{name}@{k}"
+def label(name: str, k: float | None) -> str:
+    """Default output column name: the canonical measure string of ``name@k`` (``name`` for
+    the whole list), spelt by :func:`rankframe.measures.canonical` (``average_precision`` ->
+    ``map``, ``reciprocal_rank@10`` -> ``mrr@10``); ``name@k`` itself when it is no measure."""
+    from rankframe.errors import MeasureError
+    from rankframe.measures import canonical  # here: rankframe.measures reads the registry
+
+    text = name if k is None else f"{name}@{k}"
+    try:
+        return canonical(text)
+    except MeasureError:
+        return text
 
 
 def retrieved(rank: pl.Expr, k: int | None = None) -> pl.Expr:

@@ -167,7 +167,7 @@ def r_precision(
     is_relevant = relevant(rel_e, threshold)
     r_count = count(is_relevant)
     hits_in_r = count(is_relevant & (rank_e <= r_count).fill_null(False))
-    return ratio(hits_in_r, r_count).alias("r_precision")
+    return ratio(hits_in_r, r_count).alias(label("r_precision", None))
 
 
 @validated(METRICS["bpref"])
@@ -216,7 +216,7 @@ def bpref(
     is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
     penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
     term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
-    return ratio(term.filter(is_rel_ret).sum(), r_count).alias("bpref")
+    return ratio(term.filter(is_rel_ret).sum(), r_count).alias(label("bpref", None))
 
 
 @validated(METRICS["iprec_at_recall"])
@@ -272,4 +272,4 @@ def iprec_at_recall(
     position = ordinals(ranks)
     precision_at = position / ranks
     best = precision_at.filter(position >= pl.max_horizontal(needed, pl.lit(1.0))).max()
-    return best.cast(pl.Float64).fill_null(0.0).alias(f"iprec_at_recall_{recall:.2f}")
+    return best.cast(pl.Float64).fill_null(0.0).alias(label("iprec_at_recall", recall))

@@ -95,7 +95,7 @@ def rbp(
     """
     rel_e, rank_e = col(rel), col(rank)
     weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * geometric_weight(p, rank_e)
-    return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias("rbp")
+    return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias(label("rbp", None))
 
 
 @validated(METRICS["rbp_residual"])
@@ -140,7 +140,7 @@ def rbp_residual(
     """
     rel_e, rank_e = col(rel), col(rank)
     known = geometric_weight(p, rank_e).filter(retrieved(rank_e) & is_judged(rel_e)).sum()
-    return (1.0 - (1.0 - p) * known).alias("rbp_residual")
+    return (1.0 - (1.0 - p) * known).alias(label("rbp_residual", None))
 
 
 @validated(METRICS["err"])
