@@ -7,7 +7,8 @@
 --   Numbers follow rankframe.io.read_run: score is decimal or exponent notation and finite
 --   ('nan', 'inf', '0x10' are rejected); rank is the field read as [+-]digits, NULL when it
 --   is anything else ('1.0', '-'), since trec_eval ignores that field.
---   Checked (the query fails, quoting the line): exactly 6 fields, finite score. Not checked (rankframe.io.read_run does): duplicate (qid, docid) pairs, binary
+--   Fields after the sixth are ignored, as trec_eval ignores them.
+--   Checked (the query fails, quoting the line): at least 6 fields, finite score. Not checked (rankframe.io.read_run does): duplicate (qid, docid) pairs, binary
 --   or non-UTF-8 content beyond what DuckDB's CSV reader rejects, line numbers in errors.
 --   rank is the file's own field; rf_judge ranks by score and never reads it.
 --   An empty file gives an empty table (rankframe.io.read_run raises).
@@ -23,8 +24,8 @@ CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
                       quote = '', escape = '', auto_detect = false, strict_mode = false)
     ), fields AS (
         SELECT line,
-               CASE WHEN len(f) = 6 THEN f
-                    ELSE error('rf_read_run: expected 6 fields (qid Q0 docid rank score tag), '
+               CASE WHEN len(f) >= 6 THEN f
+                    ELSE error('rf_read_run: expected at least 6 fields (qid Q0 docid rank score tag), '
                                || 'found ' || len(f)::VARCHAR || ' in line: ' || line)
                END AS f
         FROM lines

@@ -99,6 +99,12 @@ def test_str_path_and_number_syntax(tmp_path: Path) -> None:
     assert out["score"].to_list() == [100.0, 0.5, -4.0]
 
 
+def test_run_fields_after_the_sixth_are_ignored(tmp_path: Path) -> None:
+    # trec_eval's own test/results.trunc has "more junk at end of lines".
+    path = write(tmp_path, "run", b"301\tQ0\tD1\t99\t  2.13\tSTD more junk at\nq Q0 d2 1 1 t\n")
+    assert read_run(path).rows() == [("301", "D1", 99, 2.13, "STD"), ("q", "d2", 1, 1.0, "t")]
+
+
 def test_vertical_tab_and_form_feed_separate_fields(tmp_path: Path) -> None:
     path = write(tmp_path, "qrels", b"1\x0b0\x0cd1 1\n")
     assert read_qrels(path).rows() == [("1", "d1", 1)]
@@ -118,7 +124,7 @@ def test_chunked_reading_keeps_line_numbers(tmp_path: Path,
     expected = [(f"q{i % 7}", f"d{i}", i, i / 3, "tag") for i in range(150)]
     assert read_run(path).rows() == expected
     path = write(tmp_path, "bad", ("\n".join(lines) + "\n").encode())
-    with pytest.raises(InputError, match=r"bad, line 151: expected 6 fields"):
+    with pytest.raises(InputError, match=r"bad, line 151: expected at least 6 fields"):
         read_run(path)
 
 
@@ -126,8 +132,8 @@ def test_chunked_reading_keeps_line_numbers(tmp_path: Path,
 
 RUN_ERRORS = [
     ("five fields", "q Q0 d1 1 1.0 t\nq Q0 d2 2 1.0\n", 2,
-     "expected 6 fields (qid Q0 docid rank score tag), found 5"),
-    ("seven fields", "# c\n\nq Q0 d1 1 1.0 t extra\n", 3, "found 7"),
+     "expected at least 6 fields (qid Q0 docid rank score tag), found 5"),
+    ("one field", "# c\n\nq\n", 3, "found 1"),
     ("text score", "q Q0 d1 1 1.0 t\nq Q0 d2 2 high t\n", 2, "score 'high' is not a finite number"),
     ("hex score", "q Q0 d1 1 0x10 t\n", 1, "score '0x10' is not a finite number"),
     ("nan score", "q Q0 d1 1 nan t\n", 1, "score 'nan' is not a finite number"),
@@ -273,7 +279,7 @@ def test_sql_readers_match_python(tmp_path: Path, con: duckdb.DuckDBPyConnection
 
 SQL_ERRORS = [
     ("rf_read_run", "q Q0 d1 1 1.0\n",
-     "rf_read_run: expected 6 fields (qid Q0 docid rank score tag), found 5 in line: "
+     "rf_read_run: expected at least 6 fields (qid Q0 docid rank score tag), found 5 in line: "
      "q Q0 d1 1 1.0"),
     ("rf_read_run", "q Q0 d1 1 0x10 t\n", "rf_read_run: score '0x10' is not a finite number"),
     ("rf_read_run", "q Q0 d1 1 inf t\n", "rf_read_run: score 'inf' is not a finite number"),
@@ -296,6 +302,14 @@ def test_sql_run_reader_ignores_the_rank_field_as_read_run_does(
     path = write(tmp_path, "run.txt", b"q Q0 d1 1.0 2.5 t\nq Q0 d2 - 1.5 t\nq Q0 d3 7 0.5 t\n")
     sql = con.sql(f"SELECT * FROM rf_read_run('{path}')").pl()
     assert sql["rank"].to_list() == [None, None, 7]
+    assert_frame_equal(sql, read_run(path))
+
+
+def test_sql_run_reader_ignores_fields_after_the_sixth(
+        tmp_path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    path = write(tmp_path, "run.txt", b"q Q0 d1 1 2.5 t more junk\nq Q0 d2 2 1.5 t\n")
+    sql = con.sql(f"SELECT * FROM rf_read_run('{path}')").pl()
+    assert sql["tag"].to_list() == ["t", "t"]
     assert_frame_equal(sql, read_run(path))
 
 

@@ -64,7 +64,8 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     FileNotFoundError
         If ``path`` does not exist.
     InputError
-        Naming the file and line: a line without exactly 6 fields, a score that is not a
+        Naming the file and line: a line with fewer than 6 fields (fields after the sixth
+        are ignored, as trec_eval ignores them), a score that is not a
         finite number (``nan``, ``inf`` are rejected), a ``(qid, docid)`` pair seen before,
         a binary (NUL bytes) or non-UTF-8 file, a line over 1 MiB, a broken gzip stream, an
         I/O error, or a file with no run lines at all.
@@ -89,7 +90,7 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     if fast is not None:
         return fast.select("qid", "docid", "rank", "score", "tag")
     lines = _data_lines(source, data, "run")
-    wrong_count, count_message = _field_count("run", RUN_LAYOUT)
+    wrong_count, count_message = _field_count("run", RUN_LAYOUT, extra=True)
     raw_rank, raw_score = _field(3), _field(4)
     # trec_eval skips the rank field; kept as an integer when it is one, else NULL.
     parsed = lines.select(
@@ -306,11 +307,15 @@ def _warn_commented_data(source: Path, comments: pl.DataFrame, kind: str) -> Non
         )
 
 
-def _field_count(kind: str, layout: tuple[str, ...]) -> tuple[pl.Expr, pl.Expr]:
-    """(a line has the wrong number of fields, the message saying so)."""
+def _field_count(kind: str, layout: tuple[str, ...], *, extra: bool = False
+                 ) -> tuple[pl.Expr, pl.Expr]:
+    """(a line has the wrong number of fields, the message saying so); with ``extra``,
+    fields after the layout's are allowed (and ignored)."""
     found = pl.col("fields").list.len()
-    message = pl.format(f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}", found)
-    return found != len(layout), message
+    least = "at least " if extra else ""
+    message = pl.format(
+        f"expected {least}{len(layout)} fields ({' '.join(layout)}), found {{}}", found)
+    return (found < len(layout)) if extra else (found != len(layout)), message
 
 
 def _field(i: int) -> pl.Expr:
