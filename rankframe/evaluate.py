@@ -182,9 +182,10 @@ def evaluate_run(
     engine: str = "polars",
     threshold: float = 1,
     con: Any = None,
+    judged_only: bool = False,
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
-    ``evaluate(judge(run, qrels, depth=depth), measures, ...)`` returns, with the same
+    ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)`` returns, with the same
     checks and errors, in one call.
 
     When every measure reads only the rows with a grade > 0 (nDCG, AP, RR, P@k, recall,
@@ -208,6 +209,8 @@ def evaluate_run(
         Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
     engine, threshold, con
         As for :func:`evaluate`.
+    judged_only
+        Rank only the judged documents (trec_eval ``-J``), as for :func:`rankframe.judge`.
 
     Examples
     --------
@@ -223,7 +226,8 @@ def evaluate_run(
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
     if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
             or not _positive_rows_suffice(parsed)):
-        judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth)
+        judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth,
+                       judged_only=judged_only)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
                         threshold=threshold, con=con)
     max_grade = _exponential(parsed)
@@ -231,7 +235,7 @@ def evaluate_run(
         _grades_at_most(fn, qrels, query, rel, max_grade)
     with preparing(face, parsed, con):
         rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
-                                   depth=depth)
+                                   depth=depth, judged_only=judged_only)
     return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
                                         connection=con))
 

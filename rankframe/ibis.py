@@ -95,7 +95,7 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
 
 def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
           score: str = "score", rel: str = "rel", depth: int | None = None,
-          ties: Ties = "docid") -> Any:
+          ties: Ties = "docid", judged_only: bool = False) -> Any:
     """The judged long table of a run against qrels (Ibis tables of one backend), unexecuted:
     rank by score descending, ties by the doc id's text descending byte by byte (trec_eval),
     a full outer join on (query, doc), the top ``depth`` ranks, and ``tie_first`` /
@@ -115,12 +115,16 @@ def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
     ties
         ``"docid"`` (default): trec_eval's tie-break; ``"average"``: also the ``tie_first``
         and ``tie_size`` columns of the tie-aware metrics.
+    judged_only
+        trec_eval ``-J``: after the depth cut, only the documents graded >= 0 keep a rank,
+        1, 2, ... in the same order (as :func:`rankframe.judge`).
     """
     found = backend_of(run) or backend_of(qrels)
     name = getattr(found, "name", "duckdb")
     face = FACES.get(name, FACES["duckdb"])
     assert isinstance(face, IbisFace)
-    options = JudgeOptions(query=query, doc=doc, score=score, rel=rel, depth=depth, ties=ties)
+    options = JudgeOptions(query=query, doc=doc, score=score, rel=rel, depth=depth, ties=ties,
+                           judged_only=judged_only)
     return face.judge(run, qrels, options)
 
 

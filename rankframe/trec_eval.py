@@ -1,6 +1,10 @@
-"""trec_eval compatibility: everything rankframe knows about trec_eval 9.x, in one place.
+"""trec_eval compatibility: everything rankframe knows about trec_eval, in one place.
 
-``rankframe eval`` prints what trec_eval 9.x prints for the measures rankframe supports:
+trec_eval 10 is the reference; ``--trec-eval9`` (``trec_eval9=True`` here) reproduces
+trec_eval 9.x and pytrec_eval where they differ (iprec_at_recall's recall levels; no
+per-query lines under ``-c -q`` for queries without results).
+
+``rankframe eval`` prints what trec_eval prints for the measures rankframe supports:
 each line is ``%-22s\\t%s\\t%6.4f`` (counts as integers), per-query lines (``-q``) come
 query by query in byte order of the query id, then the ``all`` lines; measures appear in
 trec_eval's own order, whatever order ``-m`` gave them in.
@@ -15,7 +19,8 @@ trec_eval's own order, whatever order ``-m`` gave them in.
   :mod:`rankframe.measures`, so ``"P_10"`` is a measure string), :func:`measure_strings`
   (printed name -> rankframe measure string, with ``--trec-eval9`` and ``--ties average``).
 - Output: :func:`lines` (per-query and summary lines in trec_eval's order, 11pt_avg,
-  summaries accumulated as trec_eval does), :func:`format_line`.
+  rbp_resid's zero without unjudged results, summaries accumulated as trec_eval does),
+  :func:`format_line`; :func:`describe` (``-h -m NAME``).
 - Queries: :func:`select_queries` (run queries without qrels dropped; qrels queries without
   results dropped unless ``-c``), :func:`unjudged_count` and :func:`unjudged_note`.
 
@@ -55,6 +60,7 @@ __all__ = [
     "select_queries",
     "spec_of",
     "summary",
+    "describe",
     "unjudged_count",
     "unjudged_note",
 ]
@@ -68,6 +74,21 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _PARAMETRISED = ("cut_int", "cut_float", "param_float")
+#: Measures whose parameter may be written trec_eval 10's way, ``name.p=0.8`` (printed
+#: ``name_p=0.8``), besides rankframe's ``name.0.8`` (printed ``name_0.8``).
+_PAIR_PARAMS = ("rbp", "rbp_resid")
+
+
+class Spelled(float):
+    """A parameter written as a ``name=value`` pair (``p=0.80``): the number, and the text
+    trec_eval prints after the measure's name (``rbp_p=0.80``)."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str) -> Spelled:
+        number = super().__new__(cls, value)
+        number.text = text
+        return number
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,8 @@ class TrecMeasure:
         if self.kind == "cut_float":
             return [f"{self.name}_{v:3.2f}" for v in values]
         if self.kind == "param_float" and params is not None:
-            return [f"{self.name}_{v:g}" for v in params]
+            return [f"{self.name}_{v.text}" if isinstance(v, Spelled) else f"{self.name}_{v:g}"
+                    for v in params]
         return [self.name]
 
     @property
@@ -130,8 +152,10 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_P", "value", "p"),
     TrecMeasure("set_recall", "value", "recall"),
     TrecMeasure("set_F", "param_float", "set_f", (1.0,)),
-    TrecMeasure("rbp", "param_float", "rbp", (0.8,)),
-    TrecMeasure("rbp_resid", "param_float", "rbp_residual", (0.8,)),
+    # trec_eval 10's rbp: graded gains rel / (the query's top grade, if above 1), -l ignored.
+    TrecMeasure("rbp", "param_float", "rbp_graded", (0.9,)),
+    # rbp_residual, but 0 when no unjudged document was retrieved (see lines()).
+    TrecMeasure("rbp_resid", "param_float", "rbp_residual", (0.9,)),
     # rankframe's additions, after trec_eval's own measures:
     TrecMeasure("err", "value", "err", trec=False),
     TrecMeasure("err_cut", "cut_int", "err", (5, 10, 20), trec=False),
@@ -140,9 +164,11 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
 #: Printed names without a parameter (``set_P``, ``Rprec``) -> the rankframe measure name.
+#: Not ``rbp``: as a measure string it stays rankframe's binary ``rbp`` (p = 0.8);
+#: trec_eval's is ``rbp_graded@0.9`` (docs/semantics.md#rbp).
 PRINTED_NAMES: dict[str, str] = {
     m.name: m.measure for m in TREC_MEASURES
-    if m.measure is not None and m.kind not in ("cut_int", "cut_float")
+    if m.measure is not None and m.kind not in ("cut_int", "cut_float") and m.name != "rbp"
 }
 #: Roots printed with a parameter after an underscore (``P_10``, ``set_F_0.5``) -> the
 #: rankframe measure name that takes the parameter as its cutoff.
@@ -169,6 +195,10 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 #: The selected measures with their parameters (None: the defaults), in trec_eval's order.
 Selection = list[tuple[TrecMeasure, tuple[float, ...] | None]]
 
+#: Helper columns of rbp_resid (printed name -> measure string): trec_eval's rbp_resid is
+#: rankframe's rbp_residual when a retrieved document is unjudged, else 0 (m_rbp_resid.c).
+RESIDUAL_HELPERS: dict[str, str] = {"__rf_num_ret": "num_ret", "__rf_judged": "judged"}
+
 #: The iprec_at_recall names 11pt_avg averages.
 ELEVEN_POINTS: tuple[str, ...] = tuple(_BY_NAME["iprec_at_recall"].names(_RECALL_LEVELS))
 
@@ -181,8 +211,13 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
     for item in text.split(","):
+        key, equals, number = item.rpartition("=")
+        if equals and (measure.name not in _PAIR_PARAMS or key != "p"):
+            raise MeasureError(
+                f"-m {spec}: {measure.name} takes no {key!r}= parameter in rankframe"
+                + (" (only p=VALUE, the persistence)" if measure.name in _PAIR_PARAMS else ""))
         try:
-            value = int(item) if measure.kind == "cut_int" else float(item)
+            value = int(number) if measure.kind == "cut_int" else float(number)
         except ValueError:
             kind = "integer cutoffs" if measure.kind == "cut_int" else "numbers"
             raise MeasureError(f"-m {spec}: {measure.name} takes {kind}, got {item!r}") from None
@@ -194,7 +229,7 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
             raise MeasureError(f"-m {spec}: the recall weight must be > 0, got {value}")
         if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
             raise MeasureError(f"-m {spec}: persistence must lie in (0, 1), got {value}")
-        values.append(value)
+        values.append(Spelled(value, item) if equals else value)
     if len(set(values)) != len(values):
         raise MeasureError(f"-m {spec}: duplicate parameters")
     return tuple(values)
@@ -305,7 +340,8 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
     """The rankframe measure string behind one printed trec_eval name."""
     suffix = name[len(measure.name):].lstrip("_")
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
-        return f"{measure.name}@{suffix or measure.defaults[0]}"
+        root = measure.name if measure.name in PRINTED_NAMES else measure.measure
+        return f"{root}@{suffix.removeprefix('p=') or measure.defaults[0]}"
     if ties == "average" and measure.kind != "count":
         if measure.tie_aware is None:
             with_form = ", ".join(m.name for m in TREC_MEASURES if m.tie_aware)
@@ -341,6 +377,8 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
             names = measure.names(params)
         for name in names:
             strings[name] = _measure_string(measure, name, trec_eval9=trec_eval9, ties=ties)
+        if measure.name == "rbp_resid":
+            strings.update(RESIDUAL_HELPERS)
     return strings
 
 
@@ -376,23 +414,47 @@ def summary(measure: TrecMeasure, values: Sequence[float | int]) -> float | int:
 
 
 def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
-          per_query_lines: bool = False, summaries: bool = True) -> list[Line]:
+          per_query_lines: bool = False, summaries: bool = True, judged_only: bool = False,
+          num_rel_all: int | None = None, printed: pl.Series | None = None) -> list[Line]:
     """The lines trec_eval prints, in its order.
 
     ``per_query`` has a ``qid`` column (queries in print order) and one column per printed
     name (:func:`measure_strings` names them); 11pt_avg is computed here from the eleven
-    iprec_at_recall columns. ``per_query_lines`` is ``-q``; ``summaries`` False is ``-n``.
+    iprec_at_recall columns, and rbp_resid set to 0 where no retrieved document is
+    unjudged (from the :data:`RESIDUAL_HELPERS` columns). ``per_query_lines`` is ``-q``;
+    ``summaries`` False is ``-n``.
+
+    trec_eval's quirks, reproduced: under ``-c`` it scores a query without results as one
+    unjudged document, then zeroes ``rbp_resid`` but not ``rbp_resid_p=x`` (which so reads
+    1 there, unless ``judged_only``, ``-J``, drops that document); ``num_rel_all`` (under
+    ``-c``, the qrels' grades > 0 counted whatever ``-l``) replaces num_rel's sum.
+    ``printed`` (booleans, one per query) says whose per-query lines are printed (all by
+    default; ``--trec-eval9 -c -q`` leaves out the queries without results).
     """
     table = per_query
     if any(m.name == "11pt_avg" for m, _ in selected):
         table = table.with_columns(pl.mean_horizontal(ELEVEN_POINTS).alias("11pt_avg"))
+    residuals = [name for m, params in selected if m.name == "rbp_resid"
+                 for name in m.names(params)]
+    if residuals:
+        num_ret, judged = (pl.col(c) for c in RESIDUAL_HELPERS)
+        unjudged = (num_ret > 0) & (judged < 1)
+        empty = 0.0 if judged_only else 1.0  # one unjudged document of p^0 + (1 - p) p^0
+        table = table.with_columns(
+            pl.when(unjudged).then(pl.col(n))
+            .when((num_ret == 0) & pl.lit(n.startswith("rbp_resid_p="))).then(empty)
+            .otherwise(0.0).alias(n)
+            for n in residuals)
     queries = table["qid"].to_list()
     columns = {c: table[c].to_list() for c in table.columns}
     printable = [(m, name) for m, params in selected
                  if m.kind not in ("runid", "num_q") for name in m.names(params)]
     out: list[Line] = []
+    shown = [True] * len(queries) if printed is None else printed.to_list()
     if per_query_lines:
         for i, qid in enumerate(queries):
+            if not shown[i]:
+                continue
             for measure, name in printable:
                 if measure.kind != "summary_only":
                     out.append(Line(name, str(qid), columns[name][i], measure.kind == "count"))
@@ -405,6 +467,8 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             else:
                 for name in measure.names(params):
                     value = summary(measure, columns[name])
+                    if name == "num_rel" and num_rel_all is not None:
+                        value = num_rel_all
                     out.append(Line(name, "all", value, measure.kind == "count"))
     return out
 

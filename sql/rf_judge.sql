@@ -1,4 +1,5 @@
--- rf_judge(run, qrels, depth := NULL) -> TABLE (qid, docid, rank BIGINT, rel, score)
+-- rf_judge(run, qrels, depth := NULL, judged_only := false)
+--   -> TABLE (qid, docid, rank BIGINT, rel, score)
 --   Contract: docs/semantics.md#from-a-run-and-qrels-to-the-judged-table.
 --   The judged long table (docs/semantics.md#from-a-run-and-qrels-to-the-judged-table)
 --   from two tables named by string:
@@ -10,6 +11,9 @@
 --   Full outer join on (qid, docid): run-only rows get rel NULL, qrels-only rows rank NULL.
 --   qrels queries without results are kept; run queries absent from the qrels are
 --   dropped. depth keeps the top `depth` ranks of each query before the join (trec_eval -M).
+--   judged_only (trec_eval -J): after the depth cut, each query's ranking keeps only its
+--   documents graded >= 0, ranked 1, 2, ... in the same order; retrieved documents
+--   without qrels are dropped, those with a negative grade become unretrieved (rank NULL).
 --   Checks (rankframe.judge's, in its order; the first problem is named, the smallest
 --   (qid, docid) where several rows have it): a NULL qid, docid or score in the run, a NaN
 --   score; a NULL qid, docid or rel in the qrels, a NaN rel; a (qid, docid) pair twice in
@@ -31,7 +35,7 @@
 --     => q1, d3, 4, 1
 --     => q1, d5, NULL, 2
 --     => q2, d1, NULL, 1
-CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL, judged_only := false) AS TABLE
     WITH
     r AS (
         -- Scores keep their own type, so integers beyond 2^53 compare exactly (as in
@@ -97,8 +101,27 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL) AS TABLE
                    ELSE error('rf_judge: depth must be a positive integer or NULL (no cut), got '
                               || depth::VARCHAR)
               END
+    ),
+    joined AS (
+        SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
+        FROM cut FULL OUTER JOIN q USING (qid, docid)
+        WHERE (SELECT ok FROM failure)
+    ),
+    -- judged_only: unjudged results dropped, negative grades unretrieved, ranks renumbered.
+    judged AS (
+        SELECT qid, docid, CASE WHEN rel >= 0 THEN rank END AS kept, rel,
+               CASE WHEN rel >= 0 THEN score END AS score
+        FROM joined
+        WHERE judged_only AND (rank IS NULL OR rel IS NOT NULL)
     )
-    SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
-    FROM cut FULL OUTER JOIN q USING (qid, docid)
-    WHERE (SELECT ok FROM failure)
+    SELECT * FROM (
+        SELECT * FROM joined WHERE NOT judged_only
+        UNION ALL
+        SELECT qid, docid,
+               CASE WHEN kept IS NOT NULL
+                    THEN row_number() OVER (PARTITION BY qid, kept IS NULL ORDER BY kept) END
+                   ::BIGINT AS rank,
+               rel, score
+        FROM judged
+    )
     ORDER BY rank IS NULL, qid, rank, docid;

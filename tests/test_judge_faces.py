@@ -35,10 +35,11 @@ def test_judge_agrees_with_the_oracle(checked_face: Face) -> None:
 
     @settings(max_examples=examples(checked_face, settings().max_examples))
     @given(case=runs_and_qrels(), depth=st.one_of(st.none(), st.integers(1, 6)),
-           tie_mode=st.sampled_from(ties))
-    def check(case: tuple[Run, Qrels, bool], depth: int | None, tie_mode: Any) -> None:
+           tie_mode=st.sampled_from(ties), judged_only=st.booleans())
+    def check(case: tuple[Run, Qrels, bool], depth: int | None, tie_mode: Any,
+              judged_only: bool) -> None:
         run, qrels = frames(*case)
-        options = JudgeOptions(depth=depth, ties=tie_mode)
+        options = JudgeOptions(depth=depth, ties=tie_mode, judged_only=judged_only)
         expected = oracle.judge(run, qrels, options)
         got = checked_face.to_polars(checked_face.judge(
             checked_face.native(run), checked_face.native(qrels), options))
@@ -50,6 +51,22 @@ def test_judge_agrees_with_the_oracle(checked_face: Face) -> None:
             assert sorted(map(repr, rows(got))) == sorted(map(repr, rows(expected)))
 
     check()
+
+
+def test_oracle_judged_only_worked_example() -> None:
+    """-J by hand: the unjudged z leaves the ranking, the negative e becomes unretrieved,
+    c (rank 5 before) ranks 3; the depth cut of 4 comes first and leaves c out."""
+    run = pl.DataFrame({"qid": ["q1"] * 5, "docid": ["a", "z", "b", "e", "c"],
+                        "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"qid": ["q1"] * 4, "docid": ["a", "b", "c", "e"], "rel": [1, 0, 2, -1]})
+    oracle = faces.get("oracle")
+    assert rows(oracle.judge(run, qrels, JudgeOptions(judged_only=True))) == [
+        ("q1", "a", 1, 1, 5.0), ("q1", "b", 2, 0, 3.0), ("q1", "c", 3, 2, 1.0),
+        ("q1", "e", None, -1, None),
+    ]
+    assert rows(oracle.judge(run, qrels, JudgeOptions(judged_only=True, depth=4)))[2:] == [
+        ("q1", "c", None, 2, None), ("q1", "e", None, -1, None),
+    ]
 
 
 def test_oracle_judge_worked_example() -> None:

@@ -70,6 +70,7 @@ def trec_eval_per_query(
     threshold: float = 1,
     engine: str = "polars",
     name: str = "",
+    judged_only: bool = False,
 ) -> pl.DataFrame:
     """Per-query values of ``measures`` for one run, on the queries trec_eval evaluates.
 
@@ -78,12 +79,13 @@ def trec_eval_per_query(
     run queries without qrels are left out (``rf.unjudged_run_queries`` lists them), qrels
     queries without results are kept, scoring 0, only with ``all_queries`` (trec_eval
     ``-c``). ``name`` names the run in the error raised when no query is left.
+    ``judged_only`` ranks only the judged documents (trec_eval ``-J``).
     """
     if ties == "docid":  # one call, without building the judged table when it can
         per_query = evaluate_run(run, qrels, list(measures), depth=depth, engine=engine,
-                                 threshold=threshold)
+                                 threshold=threshold, judged_only=judged_only)
         return trec_eval.select_queries(per_query, run, complete=all_queries, name=name)
-    judged = judge(run, qrels, depth=depth, ties=ties)
+    judged = judge(run, qrels, depth=depth, ties=ties, judged_only=judged_only)
     judged = trec_eval.select_queries(judged, run, complete=all_queries, name=name)
     return evaluate(judged, list(measures), engine=engine, threshold=threshold)
 

@@ -18,6 +18,8 @@ import json
 import sys
 from typing import Any
 
+import polars as pl
+
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
 from rankframe.errors import MeasureError, RankframeError
@@ -154,13 +156,13 @@ def run(args: argparse.Namespace) -> int:
     if unjudged:
         print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
     # runid and num_q alone need only the queries: any measure lists them.
-    needed = list(strings.values()) or [_QUERIES_ONLY]
+    needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
     per_query = trec_eval_per_query(run_frame, qrels, needed,
                                     all_queries=args.c, depth=args.M, ties=args.ties,
                                     threshold=args.l, engine=args.engine)
-    per_query = per_query.rename({string: name for name, string in strings.items()})
-    if not strings:
-        per_query = per_query.drop(_QUERIES_ONLY)
+    # One column per printed name (two names may share a measure string).
+    per_query = per_query.select(
+        "qid", *(pl.col(string).alias(name) for name, string in strings.items()))
     runid = str(run_frame["tag"][0]) if run_frame.height else ""
     lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                             summaries=not args.n)

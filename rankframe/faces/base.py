@@ -43,6 +43,7 @@ class JudgeOptions:
     rel: str = "rel"
     depth: int | None = None
     ties: Ties = "docid"
+    judged_only: bool = False
 
 
 class Face(Protocol):

@@ -391,8 +391,9 @@ class DuckDBFace(PolarsNative):
                 _registered(con, {"__rankframe_run": run, "__rankframe_qrels": qrels}):
             for name in dict.fromkeys(("rf_judge", macro)):
                 con.execute((_root(None) / f"{name}.sql").read_text(encoding="utf-8"))
+            judged_only = "true" if options.judged_only else "false"
             relation = con.sql(f"SELECT * FROM {macro}('__rankframe_run', '__rankframe_qrels', "
-                               f"depth := {depth})")
+                               f"depth := {depth}, judged_only := {judged_only})")
             judged: pl.DataFrame = relation.pl()
         return judged.rename({new: old for old, new in names.items()})
 

@@ -1059,6 +1059,8 @@ class IbisFace:
                   else self._rank_joins(candidates, q, d, s))
         if depth is not None:
             ranked = ranked.filter(ranked["rank"] <= depth)
+        if o.judged_only:  # -J: the documents graded >= 0 only, ranked again in order
+            ranked = self._rerank(ranked.semi_join(qrels_c.filter(qrels_c[r] >= 0), [q, d]), q)
         extra: list[str] = []
         if ties == "average":
             ranked = self._tie_groups(ranked, q, s)
@@ -1070,6 +1072,18 @@ class IbisFace:
             joined["rank"].cast(I64).name("rank"), joined[r], joined[s].cast(F64).name(s),
             *(joined[c].cast(I64).name(c) for c in extra))
         return out.order_by([out[q], ibis.asc(out["rank"], nulls_first=False), out[d]])
+
+    def _rerank(self, ranked: Table, q: str) -> Table:
+        """``rank`` made 1, 2, ... within each query, in the order of the old ranks."""
+        if self.windows:
+            position = ibis.row_number().over(ibis.window(group_by=ranked[q],
+                                                          order_by=ranked["rank"])) + 1
+            return ranked.mutate(rank=position.cast(I64))
+        other = ranked.select(__rf_q=ranked[q], __rf_r=ranked["rank"])
+        pairs = ranked.join(other, ranked[q] == other["__rf_q"])
+        pairs = pairs.filter(pairs["__rf_r"] <= pairs["rank"])
+        keys = [c for c in ranked.columns if c != "rank"]
+        return pairs.group_by(keys).aggregate(rank=pairs[q].count().cast(I64))
 
     def _rank_windows(self, run: Table, q: str, d: str, s: str) -> Table:
         text = _text_bytes(run[d].cast(dt.string), self.backend)

@@ -504,6 +504,9 @@ def _judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, 
                       key=lambda item: (item[1], _text_order(item[0])), reverse=True)
         if options.depth is not None:
             mine = mine[: options.depth]
+        if options.judged_only:  # -J: only documents graded >= 0 keep a place
+            mine = [(d, s) for d, s in mine
+                    if grades.get((qid, d)) is not None and grades[(qid, d)] >= 0]
         for position, (doc, score) in enumerate(mine, start=1):
             row: tuple[Any, ...] = (qid, doc, position, grades.get((qid, doc)), score)
             if options.ties == "average":

@@ -49,7 +49,8 @@ class PolarsFace(PolarsNative):
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
               ) -> pl.DataFrame | pl.LazyFrame:
         return judge(run, qrels, query=options.query, doc=options.doc, score=options.score,
-                     rel=options.rel, depth=options.depth, ties=options.ties)
+                     rel=options.rel, depth=options.depth, ties=options.ties,
+                     judged_only=options.judged_only)
 
 
 FACE: Face = PolarsFace()

@@ -1284,6 +1284,7 @@ def judge(
     rel: str = "rel",
     depth: int | None = None,
     ties: Ties = "docid",
+    judged_only: bool = False,
 ) -> DataFrame:
     """Join a run and qrels (Spark DataFrames) into the judged long table.
 
@@ -1319,6 +1320,9 @@ def judge(
         read (:func:`precision_ties` & co.): ``tie_first``, the smallest rank of the
         retrieved rows of the query with an equal score (after the depth cut), and
         ``tie_size``, their number (LongType; NULL for rows without a rank).
+    judged_only
+        trec_eval ``-J``: after the depth cut, only the documents graded >= 0 keep a rank,
+        1, 2, ... in the same order (as :func:`rankframe.judge`).
 
     Returns
     -------
@@ -1342,6 +1346,7 @@ def judge(
     fn = "judge"
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
+    judged_only = validation.check(fn, "judged_only", "flag", judged_only)
     names = {"query": query, "doc": doc, "score": score, "rel": rel}
     if len(set(names.values()) | {"rank"}) != len(names) + 1:
         raise ValueError(
@@ -1374,6 +1379,10 @@ def judge(
     ranked = candidates.withColumn("rank", F.row_number().over(order).cast("long"))
     if depth is not None:
         ranked = ranked.where(F.col("rank") <= F.lit(depth))
+    if judged_only:  # -J: the documents graded >= 0 only, ranked again in order
+        graded = qrels_c.where(F.col(rel) >= 0).select(query, doc)
+        ranked = ranked.join(graded, on=[query, doc], how="left_semi").withColumn(
+            "rank", F.row_number().over(Window.partitionBy(query).orderBy("rank")).cast("long"))
     tie_columns: list[str] = []
     if ties == "average":  # the scores are never NULL or NaN here, and -0.0 is 0.0
         group = Window.partitionBy(query, score)
@@ -1600,7 +1609,8 @@ class SparkFace:
 
     def judge(self, run: DataFrame, qrels: DataFrame, options: JudgeOptions) -> DataFrame:
         return judge(run, qrels, query=options.query, doc=options.doc, score=options.score,
-                     rel=options.rel, depth=options.depth, ties=options.ties)
+                     rel=options.rel, depth=options.depth, ties=options.ties,
+                     judged_only=options.judged_only)
 
 
 FACE: Face = SparkFace()

@@ -64,6 +64,7 @@ def judge_frames(
     *,
     tied: bool = False,
     positive_only: bool = False,
+    judged_only: bool = False,
     block_rows: int | None = None,
     threads: int | None = None,
 ) -> pl.DataFrame:
@@ -74,6 +75,10 @@ def judge_frames(
     With ``positive_only``, only what measures reading the rows with a grade > 0 need (see
     ``Metric.positive_rows``): columns (query, rank, rel), the rows with rel > 0 and the
     first ranked and first unretrieved row of each query, sorted by query.
+
+    With ``judged_only`` (trec_eval ``-J``), after the depth cut each query's ranking keeps
+    only its documents with a grade >= 0, ranked 1, 2, ... in the same order; retrieved
+    documents with a negative grade become unretrieved rows.
 
     ``block_rows`` (default ``BLOCK_ROWS``) and ``threads`` (default Polars' thread pool
     size) set the blocks and how many are judged at once; the result does not depend on
@@ -90,8 +95,8 @@ def judge_frames(
         blocks = _blocks(run, sorted_qrels, query, block_rows)
         if blocks is None:
             return None
-        judged = _map(lambda b: _judge_block(b, n, depth, tied, proven, positive_only),
-                      blocks, threads)
+        judged = _map(lambda b: _judge_block(b, n, depth, tied, proven, positive_only,
+                                             judged_only), blocks, threads)
         return None if None in judged else [j for j in judged if j is not None]
 
     # Not in rank order: ranked, then judged without the proof (a pair repeated with one
@@ -241,7 +246,7 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
 
 
 def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, proven: bool,
-                 positive_only: bool) -> _Judged | None:
+                 positive_only: bool, judged_only: bool = False) -> _Judged | None:
     """One block's part of :func:`judge_frames`; None if its rows are not in rank order
     (checked unless ``proven``). The block's frames are made one chunk first (a copy only
     for a block that spans chunks), so everything derived from them is one chunk too."""
@@ -259,9 +264,16 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, proven:
         kept.append(pl.col("rank") <= depth)
     rows = rows.filter(*kept) if kept else rows
     run_rows, qrels_rows = _matches(rows, qrels, [query, doc])
+    grades = qrels.get_column(rel).gather(qrels_rows)
+    if judged_only:  # negative grades: unretrieved rows
+        judged = grades >= 0
+        run_rows, qrels_rows, grades = (s.filter(judged) for s in (run_rows, qrels_rows, grades))
     graded = pl.repeat(None, rows.height, dtype=qrels.schema[rel], eager=True).scatter(
-        run_rows, qrels.get_column(rel).gather(qrels_rows))
+        run_rows, grades)
     rows = rows.with_columns(graded.alias(rel))
+    if judged_only:  # the judged documents only, ranked again in the same order
+        rows = rows.filter(pl.col(rel).is_not_null()).with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(query).alias("rank"))
     found = pl.repeat(False, qrels.height, eager=True).scatter(qrels_rows, True)
     unretrieved = qrels.filter(found.not_()).drop(_KEY)
     if positive_only:

@@ -49,6 +49,7 @@ def judge(
     rel: str = ...,
     depth: int | None = ...,
     ties: Ties = ...,
+    judged_only: bool = ...,
 ) -> pl.DataFrame: ...
 
 
@@ -63,6 +64,7 @@ def judge(
     rel: str = ...,
     depth: int | None = ...,
     ties: Ties = ...,
+    judged_only: bool = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -77,6 +79,7 @@ def judge(
     rel: str = ...,
     depth: int | None = ...,
     ties: Ties = ...,
+    judged_only: bool = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -90,6 +93,7 @@ def judge(
     rel: str = "rel",
     depth: int | None = None,
     ties: Ties = "docid",
+    judged_only: bool = False,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Join a run and qrels into the judged long table.
 
@@ -123,6 +127,11 @@ def judge(
         and ``tie_size`` (Int64; NULL for rows without a rank), which the tie-aware metrics
         (``rankframe.ndcg_ties`` & co.) read to report the expected value over every order
         of tied scores instead of the docid tie-break.
+    judged_only
+        trec_eval ``-J``: after the depth cut, each query's ranking keeps only the
+        documents judged with a grade >= 0, ranked 1, 2, ... in the same order (a query
+        may keep none); retrieved documents without qrels are dropped, and those with a
+        negative grade become judged-but-unretrieved rows (rank NULL). Default False.
 
     Returns
     -------
@@ -161,18 +170,20 @@ def judge(
     fn = "judge"
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
+    judged_only = validation.check(fn, "judged_only", "flag", judged_only)
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
     tied = ties == "average"
     if isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame):
         # Eager selects keep the input's chunks (a lazy one would cut them into small morsels).
         return judge_frames(fn, run.select(run_columns), qrels.select(qrels_columns), names,
-                            depth, tied=tied)
+                            depth, tied=tied, judged_only=judged_only)
     run_lf, qrels_lf = run.lazy().select(run_columns), qrels.lazy().select(qrels_columns)
 
     def judged() -> pl.DataFrame:
         run_df, qrels_df = pl.collect_all([run_lf, qrels_lf])
-        return judge_frames(fn, run_df, qrels_df, names, depth, tied=tied)
+        return judge_frames(fn, run_df, qrels_df, names, depth, tied=tied,
+                            judged_only=judged_only)
 
     ids, grades = run_lf.collect_schema(), qrels_lf.collect_schema()
     schema = pl.Schema([(query, ids[query]), (doc, ids[doc]), ("rank", pl.Int64()),
@@ -225,7 +236,8 @@ def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Fra
 
 
 def judge_positive_rows(fn: str, run: pl.DataFrame, qrels: pl.DataFrame, *, query: str,
-                        doc: str, score: str, rel: str, depth: int | None) -> pl.DataFrame:
+                        doc: str, score: str, rel: str, depth: int | None,
+                        judged_only: bool = False) -> pl.DataFrame:
     """What measures reading only the rows with a grade > 0 need of ``judge(run, qrels)``:
     columns (query, rank, rel), the rows with rel > 0 and the first row of each query,
     sorted by query (flagged sorted); the same checks and errors as :func:`judge`."""
@@ -233,5 +245,5 @@ def judge_positive_rows(fn: str, run: pl.DataFrame, qrels: pl.DataFrame, *, quer
     names = Names(query, doc, score, rel)
     run_columns, qrels_columns = prepared_columns(fn, run, qrels, names)
     rows = judge_frames(fn, run.select(run_columns), qrels.select(qrels_columns), names, depth,
-                        positive_only=True)
+                        positive_only=True, judged_only=judged_only)
     return rows.with_columns(pl.col(query).set_sorted())
