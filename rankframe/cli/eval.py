@@ -1,6 +1,7 @@
 """The ``rankframe eval`` subcommand: a trec_eval drop-in.
 
-``rankframe eval [-q] [-c] [-l N] [-M N] [-m MEASURE ...] QRELS RUN``
+``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE ...] QRELS RUN``; ``rankframe eval
+-h -m NAME`` describes measures.
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
@@ -28,6 +29,7 @@ from rankframe.measures import canonical, measure_names, parse, trec_eval_name
 from rankframe.validation import MAX_CUTOFF
 
 __all__ = ["add_parser", "measure_help", "run", "selection"]
+
 
 _QUERIES_ONLY = "num_ret"
 
@@ -63,9 +65,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "for the supported measures.",
         epilog=measure_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
     )
-    parser.add_argument("qrels", help="qrels file: qid iter docid rel (plain or gzip)")
-    parser.add_argument("run", help="run file: qid Q0 docid rank score tag (plain or gzip)")
+    parser.add_argument("-h", "--help", action="store_true", dest="help",
+                        help="show this help; with -m NAME, describe that measure instead")
+    parser.add_argument("qrels", nargs="?",
+                        help="qrels file: qid iter docid rel (plain or gzip)")
+    parser.add_argument("run", nargs="?",
+                        help="run file: qid Q0 docid rank score tag (plain or gzip)")
     parser.add_argument("-q", action="store_true", help="also print per-query values")
     parser.add_argument("-c", action="store_true",
                         help="average over every qrels query (missing ones score 0)")
@@ -78,9 +85,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "official) or rankframe's (P@10  ndcg@10  mrr@10); repeatable; "
                         "default: official")
     parser.add_argument("-n", action="store_true", help="no summary ('all') lines")
+    parser.add_argument("-J", action="store_true",
+                        help="judged documents only: results without a grade >= 0 are removed "
+                        "from each ranking (after -M) before any measure")
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
-                        "differs: iprec_at_recall rounds recall levels up (x*R + 0.9)")
+                        "differs: iprec_at_recall rounds recall levels up (x*R + 0.9); -c -q "
+                        "prints no per-query lines for queries without results")
     parser.add_argument("--ties", choices=("docid", "average"), default="docid",
                         help="tied scores: break by docid as trec_eval (default), or report "
                         "the expected value over all orderings of tied documents "
@@ -89,7 +100,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="engine that computes the metrics (same output)")
     parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
                         help="output format (default trec)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, eval_parser=parser)
     return parser
 
 
@@ -144,6 +155,14 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout, return 0."""
+    if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
+        if args.m:
+            sys.stdout.write("".join(trec_eval.describe(spec) for spec in args.m))
+        else:
+            args.eval_parser.print_help()
+        return 0
+    if args.qrels is None or args.run is None:
+        raise RankframeError("eval needs two files, QRELS and RUN (rankframe eval -h: usage)")
     if args.M is not None and not 1 <= args.M <= MAX_CUTOFF:
         raise RankframeError(
             f"-M must be a positive number of results below 2**63, got {args.M}")
@@ -159,12 +178,18 @@ def run(args: argparse.Namespace) -> int:
     needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
     per_query = trec_eval_per_query(run_frame, qrels, needed,
                                     all_queries=args.c, depth=args.M, ties=args.ties,
-                                    threshold=args.l, engine=args.engine)
+                                    threshold=args.l, engine=args.engine, judged_only=args.J)
     # One column per printed name (two names may share a measure string).
     per_query = per_query.select(
         "qid", *(pl.col(string).alias(name) for name, string in strings.items()))
     runid = str(run_frame["tag"][0]) if run_frame.height else ""
+    # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
+    num_rel_all = int((qrels["rel"] > 0).sum()) if args.c else None
+    printed = None
+    if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
+        printed = per_query["qid"].is_in(run_frame["qid"].unique().implode())
     lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
-                            summaries=not args.n)
+                            summaries=not args.n, judged_only=args.J,
+                            num_rel_all=num_rel_all, printed=printed)
     _write(lines, args.format)
     return 0
