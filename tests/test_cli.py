@@ -92,8 +92,8 @@ def expected_output(case: TrecCase, specs: list[str] | None, *, per_query: bool,
             return f"{name:<22}\t{qid}\t{int(value)}"
         return f"{name:<22}\t{qid}\t{value:6.4f}"
 
-    if per_query:
-        for q in queries:
+    if per_query:  # 9.x: no lines for the queries -c adds
+        for q in (q for q in queries if q in case.run):
             lines += [line(n, q, values[q][n]) for n in names if n != "gm_map"]
     summary: list[tuple[str, float | str]] = []
     if "runid" in wanted:
@@ -104,6 +104,8 @@ def expected_output(case: TrecCase, specs: list[str] | None, *, per_query: bool,
         total = 0.0
         for q in queries:
             total += values[q][n]
+        if n == "num_rel" and complete:  # -c: the qrels' grades > 0, whatever -l
+            total = sum(1 for grades in case.qrels.values() for g in grades.values() if g > 0)
         mean = math.exp(total / len(queries)) if n == "gm_map" else total / len(queries)
         summary.append((n, total if n in COUNTS else mean))
     lines += [line(n, "all", v) for n, v in summary]
