@@ -83,8 +83,16 @@ def supported(name: str) -> bool:
     return True
 
 
-def kept(text: str) -> list[str]:
-    return [line for line in text.splitlines() if supported(line.split("\t")[0].rstrip())]
+def kept(text: str, dropped: frozenset[str] = frozenset()) -> list[str]:
+    return [line for line in text.splitlines()
+            if supported(name := line.split("\t")[0].rstrip()) and name not in dropped]
+
+
+def not_a_number(text: str) -> frozenset[str]:
+    """Names trec_eval prints as nan somewhere (iprec_at_recall under -J when nothing
+    judged is retrieved: its 0/0); a listed departure, rankframe prints 0."""
+    return frozenset(line.split("\t")[0].rstrip() for line in text.splitlines()
+                     if line.rsplit("\t", 1)[-1].strip().lstrip("-") == "nan")
 
 
 def rankframe_eval(args: list[str]) -> str:
@@ -135,7 +143,7 @@ def test_random_cases_match_trec_eval10(binary: Path,
     folder = tmp_path_factory.mktemp("cases")
     counts = {"lines": 0, "near": 0}
 
-    @settings(deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=cases(), options=st.sampled_from(OPTIONS),
            measures=st.sampled_from([[], ["-m", "all_trec"]]))
     def check(case: TrecCase, options: list[str], measures: list[str]) -> None:
@@ -143,12 +151,16 @@ def test_random_cases_match_trec_eval10(binary: Path,
         args = [*options, *measures, str(qrels), str(run)]
         done = subprocess.run([str(binary), *args], capture_output=True, text=True,
                               check=False)
-        if done.returncode == 4 and "not found in qrels" in done.stderr:
-            return  # listed departure: trec_eval 10 refuses a qrels query without results
+        if done.returncode == 4 and ("not found in qrels" in done.stderr
+                                     or "Can't calculate" in done.stderr):
+            # listed departures: trec_eval 10 stops on a qrels query without results (no
+            # -c), and on a query whose grades are all negative
+            return
         assert done.returncode == 0, done.stderr
-        expected = kept(done.stdout)
+        nan = not_a_number(done.stdout)
+        expected = kept(done.stdout, nan)
         for engine in ("polars", "duckdb"):
-            got = kept(rankframe_eval([*args[:-2], "--engine", engine, *args[-2:]]))
+            got = kept(rankframe_eval([*args[:-2], "--engine", engine, *args[-2:]]), nan)
             assert len(got) == len(expected), (engine, args)
             for ours, theirs in zip(got, expected, strict=True):
                 counts["lines"] += 1
