@@ -185,8 +185,8 @@ def evaluate_run(
     judged_only: bool = False,
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
-    ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)`` returns, with the same
-    checks and errors, in one call.
+    ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)``
+    returns, with the same checks and errors, in one call.
 
     When every measure reads only the rows with a grade > 0 (nDCG, AP, RR, P@k, recall,
     R-precision and more; each metric declares it in the registry) and both inputs are

@@ -51,6 +51,7 @@ __all__ = [
     "Line",
     "Selection",
     "TrecMeasure",
+    "describe",
     "expand",
     "format_line",
     "is_spec",
@@ -61,7 +62,6 @@ __all__ = [
     "select_queries",
     "spec_of",
     "summary",
-    "describe",
     "unjudged_count",
     "unjudged_note",
 ]
