@@ -165,11 +165,13 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
 _BY_NAME = {m.name: m for m in TREC_MEASURES}
 
 #: Printed names without a parameter (``set_P``, ``Rprec``) -> the rankframe measure name.
-#: Not ``rbp``: as a measure string it stays rankframe's binary ``rbp`` (p = 0.8);
-#: trec_eval's is ``rbp_graded@0.9`` (docs/semantics.md#rbp).
+#: Not ``rbp`` and ``rbp_resid``: as measure strings they stay rankframe's (p = 0.8, rbp
+#: binary); trec_eval 10's are ``rbp_graded@0.9`` and, on the CLI, ``rbp_resid``
+#: (docs/semantics.md#rbp).
 PRINTED_NAMES: dict[str, str] = {
     m.name: m.measure for m in TREC_MEASURES
-    if m.measure is not None and m.kind not in ("cut_int", "cut_float") and m.name != "rbp"
+    if m.measure is not None and m.kind not in ("cut_int", "cut_float")
+    and m.name not in _PAIR_PARAMS
 }
 #: Roots printed with a parameter after an underscore (``P_10``, ``set_F_0.5``) -> the
 #: rankframe measure name that takes the parameter as its cutoff.

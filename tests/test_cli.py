@@ -325,6 +325,42 @@ def test_eval_all_trec_is_trec_eval_set_and_all_adds_rankframe(
     assert roots(_example(["eval", "-m", "all"], capsys)) == trec | set(ours)
 
 
+def test_eval_trec_eval10_options_by_hand(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """-J, rbp/rbp_resid (p = 0.9, graded, p= form), num_rel's -c summary, worked by hand:
+    q1 retrieves b (1), z (unjudged), a (2), e (-1); q3 has no results."""
+    qrels = write(tmp_path / "qrels", "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq1 0 e -1\nq3 0 y 3\n")
+    run = write(tmp_path / "run", "q1 Q0 b 1 9 t\nq1 Q0 z 2 8 t\nq1 Q0 a 3 7 t\nq1 Q0 e 4 6 t\n")
+
+    def values(*args: str) -> dict[tuple[str, str], str]:
+        status, out, _ = run_cli(["eval", *args, str(qrels), str(run)], capsys)
+        assert status == 0
+        return {(n.rstrip(), q): v for n, q, v in (line.split("\t") for line in out.splitlines())}
+
+    out = values("-q", "-c", "-m", "rbp", "-m", "rbp_resid", "-m", "num_ret")
+    # rbp: 0.1 * (1/2 + 0.81 * 2/2) = 0.131; resid: 0.1 * (0.9 + 0.729) + 0.9^4 = 0.8190
+    assert out["rbp", "q1"] == "0.1310" and out["rbp_resid", "q1"] == "0.8190"
+    assert out["rbp_resid", "q3"] == "0.0000" and out["num_ret", "q3"] == "0"
+    judged = values("-q", "-J", "-m", "num_ret", "-m", "P.2", "-m", "rbp_resid.p=0.5")
+    assert judged["num_ret", "q1"] == "2" and judged["P_2", "q1"] == "1.0000"
+    assert judged["rbp_resid_p=0.5", "q1"] == "0.0000"  # nothing unjudged is left
+    empty = values("-q", "-c", "-m", "rbp_resid.p=0.5")  # trec_eval's placeholder document
+    assert empty["rbp_resid_p=0.5", "q3"] == "1.0000"
+    levels = values("-q", "-c", "-l", "2", "-m", "num_rel")
+    assert (levels["num_rel", "q1"], levels["num_rel", "q3"], levels["num_rel", "all"]) == (
+        "1", "1", "3")  # the summary counts grades > 0, whatever -l
+
+
+def test_eval_help_describes_measures(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(["eval", "-h", "-m", "P", "-m", "rbp"], capsys)
+    assert status == 0
+    assert out.startswith("P\n    Precision at each cutoff k")
+    assert "Default param: -m P.5,10,15,20,30,100,200,500,1000\n" in out
+    assert "\nrbp\n" in out and "Default param: -m rbp.p=0.9\n" in out
+    status, out, _ = run_cli(["eval", "-h"], capsys)
+    assert status == 0 and "-J" in out and "usage: rankframe eval" in out
+
+
 def test_eval_measure_errors_name_both_syntaxes(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(["eval", "-m", "ndgc", "q", "r"], capsys)
     assert status == 1 and "ndcg_cut" in err and "ndcg@10" in err

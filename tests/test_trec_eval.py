@@ -103,7 +103,7 @@ def test_measure_strings_for_printed_names() -> None:
         "num_ret": "num_ret", "recip_rank": "recip_rank",
         "iprec_at_recall_0.10": "iprec_at_recall_0.10", "P_5": "P_5",
         "ndcg_cut_10": "ndcg_cut_10", "map_cut_5": "map_cut_5", "set_F_0.5": "set_F@0.5",
-        "rbp": "rbp@0.8",
+        "rbp": "rbp_graded@0.9",
     }
     nine = trec_eval.measure_strings(trec_eval.select(["11pt_avg"]), trec_eval9=True)
     assert list(nine) == list(trec_eval.ELEVEN_POINTS)
