@@ -64,7 +64,7 @@ def binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(source, build)
     for path in [build, *build.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)  # the reference copy may be read-only
-    done = subprocess.run(["make", "-s", "trec_eval"], cwd=build, capture_output=True,
+    done = subprocess.run(["make", "-s", "-j2", "trec_eval"], cwd=build, capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
         if "not found" in done.stderr and ("cc" in done.stderr or "gcc" in done.stderr):
@@ -143,7 +143,7 @@ def test_random_cases_match_trec_eval10(binary: Path,
     folder = tmp_path_factory.mktemp("cases")
     counts = {"lines": 0, "near": 0}
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=cases(), options=st.sampled_from(OPTIONS),
            measures=st.sampled_from([[], ["-m", "all_trec"]]))
     def check(case: TrecCase, options: list[str], measures: list[str]) -> None:
