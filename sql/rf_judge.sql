@@ -35,6 +35,15 @@
 --     => q1, d3, 4, 1
 --     => q1, d5, NULL, 2
 --     => q2, d1, NULL, 1
+--     WITH run(qid, docid, score) AS (VALUES ('q1', 'd7', 3.0), ('q1', 'd9', 2.0),
+--              ('q1', 'd10', 2.0), ('q1', 'd3', 1.0)),
+--          qrels(qid, docid, rel) AS (VALUES ('q1', 'd10', 1), ('q1', 'd3', 1), ('q1', 'd5', 2),
+--              ('q2', 'd1', 1))
+--     SELECT qid, docid, rank, rel FROM rf_judge('run', 'qrels', judged_only := true);
+--     => q1, d10, 1, 1
+--     => q1, d3, 2, 1
+--     => q1, d5, NULL, 2
+--     => q2, d1, NULL, 1
 CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL, judged_only := false) AS TABLE
     WITH
     r AS (
