@@ -16,10 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
+from rankframe.cli import prefs
 from rankframe.errors import MeasureError, RankframeError
 from rankframe.io import read_qrels, read_run
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
@@ -76,6 +78,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "official) or rankframe's (P@10  ndcg@10  mrr@10); repeatable; "
                         "default: official")
     parser.add_argument("-n", action="store_true", help="no summary ('all') lines")
+    parser.add_argument("-R", default="qrels", choices=tuple(FORMATS), metavar="FORMAT",
+                        help="format of the relevance file: qrels (default); prefs (qid jg jsg "
+                        "docid level) or qrels_prefs (qrels read as preferences), for the "
+                        "prefs_* measures (-m all_prefs)")
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
                         "differs: iprec_at_recall rounds recall levels up (x*R + 0.9)")
@@ -147,6 +153,12 @@ def run(args: argparse.Namespace) -> int:
             f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
+    _write(FORMATS[args.R](args), args.format)
+    return 0
+
+
+def _qrels_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
+    """The lines for ``-R qrels`` (the default): every measure but the preference ones."""
     selected = selection(args.m)
     run_frame, qrels = read_run(args.run), read_qrels(args.qrels)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
@@ -162,7 +174,13 @@ def run(args: argparse.Namespace) -> int:
     if not strings:
         per_query = per_query.drop(_QUERIES_ONLY)
     runid = str(run_frame["tag"][0]) if run_frame.height else ""
-    lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
-                            summaries=not args.n)
-    _write(lines, args.format)
-    return 0
+    return trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
+                           summaries=not args.n)
+
+
+#: -R: relevance-file format -> the function computing the lines to print.
+FORMATS: dict[str, Callable[[argparse.Namespace], list[trec_eval.Line]]] = {
+    "qrels": _qrels_lines,
+    "prefs": prefs.lines,
+    "qrels_prefs": prefs.lines,
+}
