@@ -363,7 +363,7 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
         query = ("SELECT * FROM rf_prefs('rf__prefs_input', 'rf__prefs_run', depth := "
                  f"{sql_literal(depth)}, complete := {sql_literal(complete)})")
         try:
-            table = con.sql(query).pl()
+            table: pl.DataFrame = con.sql(query).pl()
         except duckdb.InvalidInputException as exc:  # error() in the macro: a cycle
             raise InputError(str(exc).removeprefix("Invalid Input Error: ")) from None
     counts = ["prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"]

@@ -472,14 +472,6 @@ def average_precision_ties(
 
 # --- preferences (rows are (jg, jsg, docid, level); ranking: retrieved docids in order) ----
 
-#: The preference measures, in trec_eval's order (docs/semantics.md#preferences).
-PREFS_MEASURES = (
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
-
 PrefRow = tuple[str, str, str, float]
 
 
@@ -520,11 +512,11 @@ def _group_counts(docs: dict[str, float], prefs: set[tuple[str, str]], ec: bool,
     ret = {d for d in docs if pos[d] < njr}
     both = [(a, b) for a, b in prefs if a in ret and b in ret]
     one = [(a, b) for a, b in prefs if (a in ret) != (b in ret)]
-    c = {"ful_ret": sum(pos[a] < pos[b] for a, b in both), "poss_ret": len(both),
-         "ful_imp": sum(a in ret for a, _ in one), "poss_imp": len(one),
-         "notoccur": len(prefs) - len(both) - len(one),
-         "rel": sum(v > 0 for v in docs.values()), "nonrel": sum(v <= 0 for v in docs.values()),
-         "rel_ret": sum(docs[d] > 0 for d in ret), "nonrel_ret": sum(docs[d] <= 0 for d in ret)}
+    c: dict[str, Any] = {"ful_ret": sum(pos[a] < pos[b] for a, b in both), "poss_ret": len(both),
+        "ful_imp": sum(a in ret for a, _ in one), "poss_imp": len(one),
+        "notoccur": len(prefs) - len(both) - len(one),
+        "rel": sum(v > 0 for v in docs.values()), "nonrel": sum(v <= 0 for v in docs.values()),
+        "rel_ret": sum(docs[d] > 0 for d in ret), "nonrel_ret": sum(docs[d] <= 0 for d in ret)}
     c["rnonrel"] = _rnonrel(docs, prefs, ec, pos, njr, c, retrieved_only=False)
     c["rnonrel_ret"] = _rnonrel(docs, prefs, ec, pos, njr, c, retrieved_only=True)
     return c

@@ -154,7 +154,7 @@ def _check_zero(source: Path, table: pl.DataFrame) -> None:
              .filter("zero", "positive"))
     if mixed.height:
         qid, jg, docid = mixed.sort("qid", "jg", "docid").select("qid", "jg", "docid").row(0)
-        line = table.filter(pl.col("qid") == qid, pl.col("jg") == jg,
-                            pl.col("docid") == docid)["line"].max()
+        line: int = table.filter(pl.col("qid") == qid, pl.col("jg") == jg,
+                                 pl.col("docid") == docid)["line"].max()  # type: ignore[assignment]
         raise fail(source, line, f"document {docid!r} of query {qid!r} has level 0 (not "
                    f"relevant) and a level above 0 in judgment group {jg!r}")

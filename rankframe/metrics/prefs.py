@@ -149,7 +149,8 @@ def _rnonrel(groups: pl.DataFrame, docs: pl.DataFrame, pairs: pl.DataFrame, pref
     poss = pl.col("poss_ret") + (0 if retrieved_only
                                  else pl.col("poss_imp") + pl.col("notoccur"))
     extra = pl.col(big_r) - pl.col(big_n)
-    recount = groups.filter(pl.col(big_r) < pl.col(big_n)).select(*dict.fromkeys([*_GROUP, "ec", "rel", big_r]))
+    recount = (groups.filter(pl.col(big_r) < pl.col(big_n))
+               .select(*dict.fromkeys([*_GROUP, "ec", "rel", big_r])))
     lowest = docs.group_by(_GROUP).agg(lowest=pl.col("level").min())
     mine = docs.join(recount, on=_GROUP).join(lowest, on=_GROUP)
     if retrieved_only:
