@@ -17,7 +17,7 @@
 --   Evaluated: queries of both tables, or every prefs query when complete (-c).
 --   Examples (trec_eval's test files; the first query of test/out.test.prefs):
 --     CREATE TEMP TABLE p AS SELECT * FROM rf_read_prefs('tests/data/trec_eval/prefs.test');
---     CREATE TEMP TABLE r AS SELECT * FROM read_csv('tests/data/trec_eval/prefs.results.test', delim = ' ', header = false, columns = {'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docid': 'VARCHAR', 'rank': 'BIGINT', 'score': 'DOUBLE', 'tag': 'VARCHAR'});
+--     CREATE TEMP TABLE r AS SELECT * FROM rf_read_run('tests/data/trec_eval/prefs.results.test');
 --     SELECT qid, prefs_num_prefs_poss, round(prefs_simp, 4) FROM rf_prefs('p', 'r') WHERE qid = '1.EC.AB';
 --     => 1.EC.AB, 1, 1.0
 CREATE OR REPLACE TEMP MACRO rf_prefs(prefs, run, depth := NULL, complete := false) AS TABLE

@@ -1,6 +1,6 @@
 """The ``rankframe eval`` subcommand: a trec_eval drop-in.
 
-``rankframe eval [-q] [-c] [-l N] [-M N] [-m MEASURE ...] QRELS RUN``
+``rankframe eval [-q] [-c] [-l N] [-M N] [-R FORMAT] [-m MEASURE ...] QRELS RUN``
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
@@ -19,12 +19,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import polars as pl
+
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
-from rankframe.cli import prefs
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.io import read_qrels, read_run
+from rankframe.faces.duckdb import evaluate_prefs
+from rankframe.io import read_prefs, read_qrels, read_qrels_prefs, read_run
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
+from rankframe.metrics.prefs import prefs_evaluate
 from rankframe.validation import MAX_CUTOFF
 
 __all__ = ["add_parser", "measure_help", "run", "selection"]
@@ -178,9 +181,36 @@ def _qrels_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
                            summaries=not args.n)
 
 
+#: -R prefs / qrels_prefs: the reader of the relevance file; --engine: what computes them.
+_PREFS_READERS: dict[str, Callable[[str], pl.DataFrame]] = {
+    "prefs": read_prefs, "qrels_prefs": read_qrels_prefs}
+_PREFS_ENGINES: dict[str, Callable[..., pl.DataFrame]] = {
+    "polars": prefs_evaluate, "duckdb": evaluate_prefs}
+
+
+def _prefs_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
+    """The lines for ``-R prefs`` or ``-R qrels_prefs``: trec_eval's ``prefs_*`` measures
+    (:func:`rankframe.trec_eval.select_prefs`; no ``-m``: the ``prefs`` nickname)."""
+    if args.ties != "docid":
+        raise RankframeError("--ties average: the preference measures have no tie-aware form")
+    if args.engine not in _PREFS_ENGINES:
+        raise RankframeError(f"--engine {args.engine}: -R {args.R} is computed by "
+                             f"{' or '.join(_PREFS_ENGINES)}")
+    selected = trec_eval.select_prefs(args.m)
+    run_frame, prefs = read_run(args.run), _PREFS_READERS[args.R](args.qrels)
+    unjudged = trec_eval.unjudged_count(run_frame, prefs)
+    if unjudged:
+        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
+    per_query = _PREFS_ENGINES[args.engine](prefs, run_frame, depth=args.M, complete=args.c)
+    if per_query.height == 0:
+        raise RankframeError(f"{args.run}: no queries with both results and relevance info")
+    return trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
+                           per_query_lines=args.q, summaries=not args.n)
+
+
 #: -R: relevance-file format -> the function computing the lines to print.
 FORMATS: dict[str, Callable[[argparse.Namespace], list[trec_eval.Line]]] = {
     "qrels": _qrels_lines,
-    "prefs": prefs.lines,
-    "qrels_prefs": prefs.lines,
+    "prefs": _prefs_lines,
+    "qrels_prefs": _prefs_lines,
 }

@@ -349,9 +349,24 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
     """trec_eval's preference measures per query by the ``rf_prefs`` table macro: the same
     table as :func:`rankframe.metrics.prefs.prefs_evaluate` (docs/semantics.md#preferences).
 
-    ``prefs`` has ``qid, jg, jsg, docid, level`` (:func:`rankframe.io.read_prefs`), ``run``
-    ``qid, docid, score``; ``depth`` is ``-M``, ``complete`` is ``-c``. ``connection``: an
-    open connection (the macro is defined in it), else a new in-memory one.
+    Parameters
+    ----------
+    prefs : pl.DataFrame
+        ``qid, jg, jsg, docid, level``, as :func:`rankframe.io.read_prefs` returns it.
+    run : pl.DataFrame
+        ``qid, docid, score``.
+    depth : int, optional
+        Keep the first ``depth`` results of each query (trec_eval's ``-M``).
+    complete : bool
+        Evaluate every query of ``prefs``, those without results too (``-c``).
+    connection : duckdb.DuckDBPyConnection, optional
+        An open connection (the macro is defined in it); None: a new in-memory one.
+
+    Returns
+    -------
+    pl.DataFrame
+        ``qid`` and one column per measure of
+        :data:`rankframe.metrics.prefs.PREFS_MEASURES`, queries by id.
     """
     import duckdb
 
