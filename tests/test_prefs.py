@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 
 from rankframe.cli import main
 from rankframe.errors import InputError
-from rankframe.faces import oracle
+from rankframe.faces import REGISTERED, oracle
 from rankframe.faces.duckdb import evaluate_prefs
 from rankframe.io import read_prefs, read_qrels_prefs, read_run
 from rankframe.metrics.prefs import PREFS_COUNTS, PREFS_MEASURES, prefs_evaluate
@@ -306,3 +307,15 @@ def test_prints_what_trec_eval_prints(case: tuple[list[str], list[str]], depth: 
     capsys.readouterr()
     got = cli(["eval", "--engine", engine, *options, str(prefs_path), str(run_path)], capsys)
     assert got == expected
+
+
+@pytest.mark.parametrize("name", sorted(REGISTERED))
+def test_every_face_computes_the_preference_measures_or_says_why_not(name: str) -> None:
+    if name in FACES:
+        return
+    try:
+        module = importlib.import_module(REGISTERED[name].module)
+    except ImportError as exc:
+        pytest.skip(f"{name}: its optional dependencies are missing ({exc})")
+    reason = getattr(module, "UNSUPPORTED_FAMILIES", {}).get("prefs")
+    assert isinstance(reason, str) and reason, f"{name}: no prefs_* and no reason given"
