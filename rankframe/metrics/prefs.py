@@ -115,7 +115,11 @@ def prefs_groups(prefs: pl.DataFrame, ranking: pl.DataFrame) -> pl.DataFrame:
     prefs_avgjg_Rnonrel (``rn_ful, rn_poss``) and of its ``_ret`` form (``rnr_ful,
     rnr_poss``), all integers (docs/semantics.md#preferences)."""
     pos = prefs_positions(prefs, ranking)
-    pairs = _with_positions(prefs_pairs(prefs), pos)
+    return _groups(prefs, pos, _with_positions(prefs_pairs(prefs), pos))
+
+
+def _groups(prefs: pl.DataFrame, pos: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """:func:`prefs_groups` from the positions and the positioned preferences."""
     docs = (prefs.group_by(_Q, "jg", "docid").agg(pl.col("level").max())
             .join(pos, on=[_Q, "docid"]))
     ec = prefs.group_by(_GROUP).agg(ec=pl.col("jsg").n_unique() == 1)
@@ -254,7 +258,9 @@ def prefs_evaluate(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
         queries = queries.join(run.select(_Q).unique(), on=_Q, how="semi")
     prefs = prefs.join(queries, on=_Q, how="semi")
     ranking = prefs_ranking(run.join(queries, on=_Q, how="semi"), depth)
-    groups = prefs_groups(prefs, ranking)
+    pos = prefs_positions(prefs, ranking)
+    pairs = _with_positions(prefs_pairs(prefs), pos)
+    groups = _groups(prefs, pos, pairs)
     c = pl.col
     ful_all, poss_imp = c("ful_ret") + c("ful_imp"), c("poss_ret") + c("poss_imp")
     poss_all = poss_imp + c("notoccur")
@@ -271,8 +277,6 @@ def prefs_evaluate(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
         prefs_simp_imp=_simple(ful_all.sum(), poss_imp.sum()),
         prefs_avgjg_imp=_average(_simple(ful_all, poss_imp)),
     )
-    pos = prefs_positions(prefs, ranking)
-    pairs = _with_positions(prefs_pairs(prefs), pos)
     pair = _pair_values(pairs, queries)
     return (per_query.join(pair, on=_Q)
             .with_columns(pl.col(sorted(PREFS_COUNTS)).cast(pl.Int64))
