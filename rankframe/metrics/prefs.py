@@ -18,6 +18,19 @@ The input is a preference table ``prefs`` (``qid, jg, jsg, docid, level``: what
 5. :func:`prefs_evaluate`: the 14 measures per query. Ratios are one division of integer
    counts; the averages over judgment groups and document pairs add their terms in
    trec_eval's order (groups by id, pairs by position), so the doubles are trec_eval's.
+
+Worked example, by hand (docs/semantics.md#preferences; tests/test_prefs.py): run a, b, c
+(retrieved, in that order) and x; groups u1 {b 2, d 1, a 0, f 0}, u2 {s1: c 2, b 1;
+s2: b 2, e 0}, u3 {a 1, b 0}. Per group (ful_ret/poss_ret, ful_imp/poss_imp, notoccur):
+u1 0/1, 2/3, 1; u2 0/1, 2/2, 0; u3 1/1, 0/0, 0. Hence
+
+- prefs_num_prefs_poss = 3 + 5 + 1 = 9, prefs_num_prefs_ful = 1 + 4 = 5, _ful_ret = 1;
+- prefs_simp = 5/9, prefs_simp_ret = 1/3, prefs_simp_imp = 5/8;
+- prefs_avgjg = (2/5 + 2/3 + 1)/3, _ret = (0 + 0 + 1)/3, _imp = (2/4 + 2/3 + 1)/3;
+- prefs_avgjg_Rnonrel = (2/5 + 4/5 + 1)/3 (u2: R = 2, N = 1 adds 2·1 to both counts),
+  prefs_avgjg_Rnonrel_ret = (0/1 + 4/5 + 1/1)/3;
+- pairs (a, b) 1/2 (u1 and u3 disagree), (b, c) 0; (a, d) 0, (b, d), (b, e), (b, f),
+  (c, e) 1; (d, f) neither retrieved: prefs_pair = 4.5/8, _ret = 0.5/2, _imp = 4.5/7.
 """
 
 from __future__ import annotations
