@@ -324,3 +324,10 @@ def test_every_face_computes_the_preference_measures_or_says_why_not(name: str) 
         pytest.skip(f"{name}: its optional dependencies are missing ({exc})")
     reason = getattr(module, "UNSUPPORTED_FAMILIES", {}).get("prefs")
     assert isinstance(reason, str) and reason, f"{name}: no prefs_* and no reason given"
+
+
+def test_help_lists_the_preference_measures() -> None:
+    from rankframe.cli.eval import measure_help
+
+    text = measure_help()
+    assert all(name in text for name in (*PREFS_MEASURES, "all_prefs", "-R prefs"))

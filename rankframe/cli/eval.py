@@ -46,7 +46,9 @@ def measure_help() -> str:
     return (
         f"trec_eval measures (-m name or -m name.p1,p2): {trec}; rankframe's: {ours}\n"
         f"nicknames: {nick}; all_trec = every trec_eval measure; all = all_trec and "
-        "rankframe's\n\n"
+        "rankframe's\n"
+        f"with -R prefs or -R qrels_prefs: {', '.join(m.name for m in trec_eval.PREFS_MEASURES)}"
+        "; nicknames all_prefs (all of them) and prefs (the default)\n\n"
         "rankframe measure strings (-m ndcg@10, as for evaluate(); "
         "name[(param=value)][@cutoff]):\n"
         f"{grammar}\n"
