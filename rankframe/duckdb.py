@@ -3,6 +3,7 @@
 
 from rankframe.faces.duckdb import (
     default_sql_dir,
+    evaluate_prefs,
     register,
     register_helpers,
     register_metric,
@@ -12,6 +13,7 @@ from rankframe.faces.duckdb import (
 
 __all__ = [
     "default_sql_dir",
+    "evaluate_prefs",
     "register",
     "register_helpers",
     "register_metric",

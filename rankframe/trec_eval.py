@@ -38,6 +38,8 @@ from typing import Literal, NamedTuple
 import polars as pl
 
 from rankframe.errors import MeasureError, RankframeError
+from rankframe.metrics.prefs import PREFS_COUNTS
+from rankframe.metrics.prefs import PREFS_MEASURES as PREFS_MEASURE_NAMES
 from rankframe.table.series import run_starts
 
 __all__ = [
@@ -45,6 +47,8 @@ __all__ = [
     "ELEVEN_POINTS",
     "GEOMETRIC_MEAN_FLOOR",
     "NICKNAMES",
+    "PREFS_MEASURES",
+    "PREFS_NICKNAMES",
     "PRINTED_NAMES",
     "TREC_MEASURES",
     "UNSUPPORTED",
@@ -59,6 +63,7 @@ __all__ = [
     "measure_strings",
     "rankframe_measure",
     "select",
+    "select_prefs",
     "select_queries",
     "spec_of",
     "summary",
@@ -193,6 +198,18 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "all": tuple(m.name for m in TREC_MEASURES),  # all_trec and rankframe's additions
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall",
             "set_F"),
+}
+
+#: trec_eval's preference measures (``-R prefs``, ``-R qrels_prefs``), in its order: the
+#: counts are summed in the summary, the ratios averaged (docs/semantics.md#preferences).
+PREFS_MEASURES: tuple[TrecMeasure, ...] = tuple(
+    TrecMeasure(name, "count" if name in PREFS_COUNTS else "value")
+    for name in PREFS_MEASURE_NAMES
+)
+#: trec_eval's nicknames for them; ``prefs`` is also the default under ``-R prefs``.
+PREFS_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURE_NAMES),
+    "prefs": ("runid", "num_q", *PREFS_MEASURE_NAMES[:6]),
 }
 
 #: The selected measures with their parameters (None: the defaults), in trec_eval's order.
@@ -334,6 +351,9 @@ def select(specs: Sequence[str] | None) -> Selection:
             continue
         measure = _BY_NAME.get(root)
         if measure is None:
+            if root in PREFS_NICKNAMES or root in PREFS_MEASURE_NAMES:
+                raise MeasureError(f"-m {spec}: a preference measure; read the relevance file "
+                                   "as preferences with -R prefs or -R qrels_prefs")
             if root in UNSUPPORTED:
                 raise MeasureError(
                     f"-m {spec}: trec_eval measure {root!r} is not supported by rankframe "
@@ -359,6 +379,33 @@ def select(specs: Sequence[str] | None) -> Selection:
     ]
 
 
+def select_prefs(specs: Sequence[str] | None) -> Selection:
+    """The measures ``-m`` selects under ``-R prefs`` or ``-R qrels_prefs``, in trec_eval's
+    order: :data:`PREFS_MEASURES`, ``runid``, ``num_q`` and the nicknames of
+    :data:`PREFS_NICKNAMES`; None means ``prefs``. Other measures need qrels: an error.
+
+    Examples
+    --------
+    >>> [m.name for m, _ in select_prefs(["prefs_pair", "num_q", "prefs_simp"])]
+    ['num_q', 'prefs_simp', 'prefs_pair']
+    """
+    known = {m.name: m for m in (_BY_NAME["runid"], _BY_NAME["num_q"], *PREFS_MEASURES)}
+    chosen: set[str] = set()
+    for spec in ["prefs"] if specs is None else specs:
+        root, dot, _ = spec.strip().partition(".")
+        if root in PREFS_NICKNAMES and not dot:
+            chosen.update(PREFS_NICKNAMES[root])
+        elif root in known and not dot:
+            chosen.add(root)
+        elif root in known:
+            raise MeasureError(f"-m {spec}: {root} takes no parameters")
+        else:
+            raise MeasureError(
+                f"-m {spec}: not a preference measure; -R prefs and -R qrels_prefs compute "
+                f"{', '.join(known)} (nicknames: {', '.join(PREFS_NICKNAMES)})")
+    return [(m, None) for m in known.values() if m.name in chosen]
+
+
 def is_spec(spec: str) -> bool:
     """Whether ``spec`` is trec_eval's ``-m`` syntax (a trec_eval measure or nickname, with
     or without ``.params``) rather than a rankframe measure string such as ``ndcg@10``.
@@ -369,7 +416,8 @@ def is_spec(spec: str) -> bool:
     (True, True, False, False)
     """
     root = spec.strip().partition(".")[0]
-    return root in _BY_NAME or root in NICKNAMES or root in UNSUPPORTED
+    return (root in _BY_NAME or root in NICKNAMES or root in UNSUPPORTED
+            or root in PREFS_NICKNAMES or root in PREFS_MEASURE_NAMES)
 
 
 def expand(spec: str) -> list[str]:

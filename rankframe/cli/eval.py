@@ -1,7 +1,7 @@
 """The ``rankframe eval`` subcommand: a trec_eval drop-in.
 
-``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE ...] QRELS RUN``; ``rankframe eval
--h -m NAME`` describes measures.
+``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-R FORMAT] [-m MEASURE ...] QRELS RUN``;
+``rankframe eval -h -m NAME`` describes measures.
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -24,8 +25,10 @@ import polars as pl
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.io import read_qrels, read_run
+from rankframe.faces.duckdb import evaluate_prefs
+from rankframe.io import read_prefs, read_qrels, read_qrels_prefs, read_run
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
+from rankframe.metrics.prefs import prefs_evaluate
 from rankframe.validation import MAX_CUTOFF
 
 __all__ = ["add_parser", "measure_help", "run", "selection"]
@@ -45,7 +48,9 @@ def measure_help() -> str:
     return (
         f"trec_eval measures (-m name or -m name.p1,p2): {trec}; rankframe's: {ours}\n"
         f"nicknames: {nick}; all_trec = every trec_eval measure; all = all_trec and "
-        "rankframe's\n\n"
+        "rankframe's\n"
+        f"with -R prefs or -R qrels_prefs: {', '.join(m.name for m in trec_eval.PREFS_MEASURES)}"
+        "; nicknames all_prefs (all of them) and prefs (the default)\n\n"
         "rankframe measure strings (-m ndcg@10, as for evaluate(); "
         "name[(param=value)][@cutoff]):\n"
         f"{grammar}\n"
@@ -88,6 +93,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("-J", action="store_true",
                         help="judged documents only: results without a grade >= 0 are removed "
                         "from each ranking (after -M) before any measure")
+    parser.add_argument("-R", default="qrels", choices=tuple(FORMATS), metavar="FORMAT",
+                        help="format of the relevance file: qrels (default); prefs (qid jg jsg "
+                        "docid level) or qrels_prefs (qrels read as preferences), for the "
+                        "prefs_* measures (-m all_prefs)")
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
                         "differs: iprec_at_recall rounds recall levels up (x*R + 0.9); -c -q "
@@ -168,6 +177,12 @@ def run(args: argparse.Namespace) -> int:
             f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
+    _write(FORMATS[args.R](args), args.format)
+    return 0
+
+
+def _qrels_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
+    """The lines for ``-R qrels`` (the default): every measure but the preference ones."""
     selected = selection(args.m)
     run_frame, qrels = read_run(args.run), read_qrels(args.qrels)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
@@ -188,8 +203,42 @@ def run(args: argparse.Namespace) -> int:
     printed = None
     if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
         printed = per_query["qid"].is_in(run_frame["qid"].unique().implode())
-    lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
-                            summaries=not args.n, judged_only=args.J,
-                            num_rel_all=num_rel_all, printed=printed)
-    _write(lines, args.format)
-    return 0
+    return trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
+                           summaries=not args.n, judged_only=args.J,
+                           num_rel_all=num_rel_all, printed=printed)
+
+
+#: -R prefs / qrels_prefs: the reader of the relevance file; --engine: what computes them.
+_PREFS_READERS: dict[str, Callable[[str], pl.DataFrame]] = {
+    "prefs": read_prefs, "qrels_prefs": read_qrels_prefs}
+_PREFS_ENGINES: dict[str, Callable[..., pl.DataFrame]] = {
+    "polars": prefs_evaluate, "duckdb": evaluate_prefs}
+
+
+def _prefs_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
+    """The lines for ``-R prefs`` or ``-R qrels_prefs``: trec_eval's ``prefs_*`` measures
+    (:func:`rankframe.trec_eval.select_prefs`; no ``-m``: the ``prefs`` nickname)."""
+    if args.ties != "docid":
+        raise RankframeError("--ties average: the preference measures have no tie-aware form")
+    # -J is ignored here, as trec_eval's preference code ignores it (form_prefs_counts.c).
+    if args.engine not in _PREFS_ENGINES:
+        raise RankframeError(f"--engine {args.engine}: -R {args.R} is computed by "
+                             f"{' or '.join(_PREFS_ENGINES)}")
+    selected = trec_eval.select_prefs(args.m)
+    run_frame, prefs = read_run(args.run), _PREFS_READERS[args.R](args.qrels)
+    unjudged = trec_eval.unjudged_count(run_frame, prefs)
+    if unjudged:
+        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
+    per_query = _PREFS_ENGINES[args.engine](prefs, run_frame, depth=args.M, complete=args.c)
+    if per_query.height == 0:
+        raise RankframeError(f"{args.run}: no queries with both results and relevance info")
+    return trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
+                           per_query_lines=args.q, summaries=not args.n)
+
+
+#: -R: relevance-file format -> the function computing the lines to print.
+FORMATS: dict[str, Callable[[argparse.Namespace], list[trec_eval.Line]]] = {
+    "qrels": _qrels_lines,
+    "prefs": _prefs_lines,
+    "qrels_prefs": _prefs_lines,
+}

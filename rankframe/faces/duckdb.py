@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankframe.errors import EngineError
+from rankframe.errors import EngineError, InputError
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
@@ -341,6 +341,48 @@ def _registered(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.D
 
 def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=list(schema), orient="row").cast(pl.Schema(schema))
+
+
+def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None = None,
+                   complete: bool = False, connection: duckdb.DuckDBPyConnection | None = None
+                   ) -> pl.DataFrame:
+    """trec_eval's preference measures per query by the ``rf_prefs`` table macro: the same
+    table as :func:`rankframe.metrics.prefs.prefs_evaluate` (docs/semantics.md#preferences).
+
+    Parameters
+    ----------
+    prefs : pl.DataFrame
+        ``qid, jg, jsg, docid, level``, as :func:`rankframe.io.read_prefs` returns it.
+    run : pl.DataFrame
+        ``qid, docid, score``.
+    depth : int, optional
+        Keep the first ``depth`` results of each query (trec_eval's ``-M``).
+    complete : bool
+        Evaluate every query of ``prefs``, those without results too (``-c``).
+    connection : duckdb.DuckDBPyConnection, optional
+        An open connection (the macro is defined in it); None: a new in-memory one.
+
+    Returns
+    -------
+    pl.DataFrame
+        ``qid`` and one column per measure of
+        :data:`rankframe.metrics.prefs.PREFS_MEASURES`, queries by id.
+    """
+    import duckdb
+
+    con = connection if connection is not None else duckdb.connect()
+    register_metric(con, "prefs")
+    frames = {"rf__prefs_input": prefs.select("qid", "jg", "jsg", "docid", "level"),
+              "rf__prefs_run": run.select("qid", "docid", "score")}
+    with _registered(con, frames):
+        query = ("SELECT * FROM rf_prefs('rf__prefs_input', 'rf__prefs_run', depth := "
+                 f"{sql_literal(depth)}, complete := {sql_literal(complete)})")
+        try:
+            table: pl.DataFrame = con.sql(query).pl()
+        except duckdb.InvalidInputException as exc:  # error() in the macro: a cycle
+            raise InputError(str(exc).removeprefix("Invalid Input Error: ")) from None
+    counts = ["prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"]
+    return table.with_columns(pl.col(counts).cast(pl.Int64), pl.col("qid").cast(pl.String))
 
 
 class DuckDBFace(PolarsNative):

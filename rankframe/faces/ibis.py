@@ -93,6 +93,15 @@ WINDOWED = frozenset({
 SERIES = frozenset({"rbo"})
 
 
+#: Measure families outside the registry that the Ibis faces lack, with the reason (as
+#: data: tests/test_prefs.py checks that every face computes them or says why not).
+UNSUPPORTED_FAMILIES: dict[str, str] = {
+    "prefs": "trec_eval's preference measures (-R prefs) need a recursive transitive closure "
+             "and sums in a fixed order (DuckDB's list_reduce), which Ibis cannot express on "
+             "all its backends; use the DuckDB face's rf_prefs macro or the Polars face",
+}
+
+
 def unsupported_metrics(backend: str) -> dict[str, str]:
     """The registered metrics the ``ibis-<backend>`` face does not compute, with reasons.
 

@@ -470,6 +470,182 @@ def average_precision_ties(
     return _expected(lambda r: average_precision(r, k, threshold, divisor), rows)
 
 
+# --- preferences (rows are (jg, jsg, docid, level); ranking: retrieved docids in order) ----
+
+PrefRow = tuple[str, str, str, float]
+
+
+def _positions(rows: Sequence[PrefRow], ranking: Sequence[str]) -> tuple[dict[str, int], int]:
+    """Each judged document's position: the retrieved ones first in rank order, then the
+    others by id (bytes); and how many were retrieved."""
+    judged = {doc for _, _, doc, _ in rows}
+    retrieved = [doc for doc in ranking if doc in judged]
+    rest = sorted(judged - set(retrieved), key=_text_order)
+    return {doc: i for i, doc in enumerate(retrieved + rest)}, len(retrieved)
+
+
+def _closure(pairs: set[tuple[str, str]], qid: str, jg: str) -> set[tuple[str, str]]:
+    """``pairs`` closed under transitivity (a > b and b > c give a > c); a document
+    preferred to itself is an error."""
+    below: dict[str, set[str]] = {}
+    for a, b in pairs:
+        below.setdefault(a, set()).add(b)
+    closed = set()
+    for a in below:
+        seen: set[str] = set()
+        todo = list(below[a])
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo.extend(below.get(b, ()))
+        if a in seen:
+            raise InputError(f"prefs: query {qid!r}, judgment group {jg!r}: document {a!r} "
+                             "is preferred to itself through other documents")
+        closed |= {(a, b) for b in seen}
+    return closed
+
+
+def _group_counts(docs: dict[str, float], prefs: set[tuple[str, str]], ec: bool,
+                  pos: dict[str, int], njr: int) -> dict[str, Any]:
+    """One judgment group's counts (docs: document -> level; prefs: (better, worse))."""
+    ret = {d for d in docs if pos[d] < njr}
+    both = [(a, b) for a, b in prefs if a in ret and b in ret]
+    one = [(a, b) for a, b in prefs if (a in ret) != (b in ret)]
+    c: dict[str, Any] = {"ful_ret": sum(pos[a] < pos[b] for a, b in both), "poss_ret": len(both),
+        "ful_imp": sum(a in ret for a, _ in one), "poss_imp": len(one),
+        "notoccur": len(prefs) - len(both) - len(one),
+        "rel": sum(v > 0 for v in docs.values()), "nonrel": sum(v <= 0 for v in docs.values()),
+        "rel_ret": sum(docs[d] > 0 for d in ret), "nonrel_ret": sum(docs[d] <= 0 for d in ret)}
+    c["rnonrel"] = _rnonrel(docs, prefs, ec, pos, njr, c, retrieved_only=False)
+    c["rnonrel_ret"] = _rnonrel(docs, prefs, ec, pos, njr, c, retrieved_only=True)
+    return c
+
+
+def _rnonrel(docs: dict[str, float], prefs: set[tuple[str, str]], ec: bool,
+             pos: dict[str, int], njr: int, c: dict[str, Any], *,
+             retrieved_only: bool) -> tuple[int, int]:
+    """(fulfilled, possible) of prefs_avgjg_Rnonrel[_ret] for one judgment group, as
+    trec_eval counts them (docs/semantics.md#preferences)."""
+    if retrieved_only:
+        big_r, big_n = c["rel_ret"], c["nonrel_ret"]
+        ful, poss = c["ful_ret"], c["poss_ret"]
+    else:
+        big_r, big_n = c["rel"], c["nonrel"]
+        ful = c["ful_ret"] + c["ful_imp"]
+        poss = c["poss_ret"] + c["poss_imp"] + c["notoccur"]
+    if big_r >= big_n:
+        return ful + c["rel_ret"] * (big_r - big_n), poss + c["rel"] * (big_r - big_n)
+    kept = sorted((d for d in docs if not retrieved_only or pos[d] < njr), key=pos.__getitem__)
+    counted: list[tuple[str, str]]
+    if ec:
+        lowest = min(docs.values())
+        last = [d for d in kept if docs[d] == lowest][:big_r]
+        counted = [(a, b) for a in kept for b in kept if docs[a] > docs[b] > lowest]
+        counted += [(a, b) for a in kept for b in last]
+    else:
+        nonrel = [d for d in kept if docs[d] == 0]
+        dropped = set(nonrel[c["rel"]:])
+        counted = [(a, b) for a, b in prefs if a in kept and b in kept
+                   and a not in dropped and b not in dropped]
+    fulfilled = sum(pos[a] < pos[b] and pos[a] < njr for a, b in counted)
+    return fulfilled, len(counted)
+
+
+def prefs_counts(qid: str, rows: Sequence[PrefRow], ranking: Sequence[str]
+                 ) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], int],
+                            dict[str, int], int]:
+    """One query's judgment-group counts (by group id), the number of groups preferring a
+    to b for every (a, b), the positions and the number of judged documents retrieved."""
+    pos, njr = _positions(rows, ranking)
+    groups: dict[str, list[PrefRow]] = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(row)
+    counts: dict[str, dict[str, Any]] = {}
+    together: dict[tuple[str, str], int] = {}
+    for jg, members in groups.items():
+        stated = {(a, b) for _, s, a, x in members for _, t, b, y in members if s == t and x > y}
+        prefs = _closure(stated, qid, jg)
+        docs = {doc: level for _, _, doc, level in members}
+        ec = len({jsg for _, jsg, _, _ in members}) == 1
+        counts[jg] = _group_counts(docs, prefs, ec, pos, njr)
+        for pair in prefs:
+            together[pair] = together.get(pair, 0) + 1
+    return counts, together, pos, njr
+
+
+def _ratio(ful: int, poss: int) -> float:
+    return ful / poss if poss else math.nan
+
+
+def prefs_measures(qid: str, rows: Sequence[PrefRow], ranking: Sequence[str]
+                   ) -> dict[str, float | int]:
+    """Every preference measure of one query: ``rows`` its (jg, jsg, docid, level)
+    preference lines, ``ranking`` its retrieved documents in rank order (trec_eval's
+    ranking for preferences: score descending, ties by docid ascending, cut at -M)."""
+    counts, together, pos, njr = prefs_counts(qid, rows, ranking)
+    jgs = [counts[jg] for jg in sorted(counts, key=_text_order)]
+    total = {k: sum(c[k] for c in jgs) for k in ("ful_ret", "poss_ret", "ful_imp", "poss_imp",
+                                                   "notoccur")}
+    ful_all = total["ful_ret"] + total["ful_imp"]
+    poss_imp = total["poss_ret"] + total["poss_imp"]
+    poss_all = poss_imp + total["notoccur"]
+
+    def simp(ful: int, poss: int) -> float:
+        return ful / poss if poss else 0.0
+
+    def avg(ratios: list[float]) -> float:
+        s = 0.0
+        for r in ratios:  # in judgment-group order, as trec_eval adds them
+            s += r
+        return s / len(jgs) if s > 0.0 else 0.0  # NaN > 0 is False: a 0/0 group gives 0
+
+    def pair(blocks: tuple[int, ...]) -> float:
+        by_pos = sorted(pos, key=pos.__getitem__)
+        s, n = 0.0, 0
+        for block in blocks:
+            for i, a in enumerate(by_pos):
+                for b in by_pos[i + 1:]:
+                    kind = (pos[a] < njr) + (pos[b] < njr)
+                    up, down = together.get((a, b), 0), together.get((b, a), 0)
+                    if kind != block or not up + down:
+                        continue
+                    n += 1
+                    if block:
+                        s += up / (up + down)
+        return s / n if n else 0.0
+
+    def keep(r: float) -> float:
+        return 0.0 if math.isnan(r) else r
+
+    return {
+        "prefs_num_prefs_poss": poss_all,
+        "prefs_num_prefs_ful": ful_all,
+        "prefs_num_prefs_ful_ret": total["ful_ret"],
+        "prefs_simp": simp(ful_all, poss_all),
+        "prefs_pair": pair((2, 1, 0)),
+        "prefs_avgjg": avg([keep(_ratio(c["ful_ret"] + c["ful_imp"], c["poss_ret"]
+                                        + c["poss_imp"] + c["notoccur"])) for c in jgs]),
+        "prefs_avgjg_Rnonrel": avg([_ratio(*c["rnonrel"]) for c in jgs]),
+        "prefs_simp_ret": simp(total["ful_ret"], total["poss_ret"]),
+        "prefs_pair_ret": pair((2,)),
+        "prefs_avgjg_ret": avg([keep(_ratio(c["ful_ret"], c["poss_ret"])) for c in jgs]),
+        "prefs_avgjg_Rnonrel_ret": avg([_ratio(*c["rnonrel_ret"]) for c in jgs]),
+        "prefs_simp_imp": simp(ful_all, poss_imp),
+        "prefs_pair_imp": pair((2, 1)),
+        "prefs_avgjg_imp": avg([keep(_ratio(c["ful_ret"] + c["ful_imp"], c["poss_ret"]
+                                            + c["poss_imp"])) for c in jgs]),
+    }
+
+
+def prefs_ranking(run: Sequence[tuple[str, float]], depth: int | None = None) -> list[str]:
+    """A query's (docid, score) results ranked as trec_eval ranks them for preferences:
+    score descending, ties by docid ascending (bytes), the first ``depth`` kept."""
+    ranked = sorted(run, key=lambda item: _text_order(item[0]))
+    ranked.sort(key=lambda item: item[1] + 0.0, reverse=True)  # stable: ties keep id order
+    return [doc for doc, _ in ranked[:depth]]
+
+
 # --------------------------------------------------------------------------------------
 # The face: evaluate by looping over the queries, judge by sorting in Python
 # --------------------------------------------------------------------------------------

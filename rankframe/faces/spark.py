@@ -67,6 +67,13 @@ from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 #: Registered metrics without a Spark function, each with the reason (as data: the
 #: completeness tests check it against the registry and the functions below). None today.
 UNSUPPORTED: dict[str, str] = {}
+#: Measure families outside the registry that this face lacks, with the reason (as data:
+#: tests/test_prefs.py checks that every face computes them or says why not).
+UNSUPPORTED_FAMILIES: dict[str, str] = {
+    "prefs": "trec_eval's preference measures (-R prefs) need a transitive closure (joins "
+             "repeated until nothing changes) and sums in trec_eval's order; not written for "
+             "Spark yet: read the preferences on the driver and use the Polars or DuckDB face",
+}
 SUPPORTED_METRICS: tuple[str, ...] = tuple(
     name for name in sorted(METRICS) if name not in UNSUPPORTED
 )
@@ -75,6 +82,7 @@ __all__ = [
     *SUPPORTED_METRICS,
     "SUPPORTED_METRICS",
     "UNSUPPORTED",
+    "UNSUPPORTED_FAMILIES",
     "evaluate",
     "judge",
     "unjudged_run_queries",

@@ -1,0 +1,160 @@
+"""Readers for trec_eval's preference files: ``-R prefs`` and ``-R qrels_prefs``.
+
+A prefs file has one line per (query, judgment group, judgment sub-group, document):
+``qid jg jsg docid level``. Within a sub-group, a document with a higher level is preferred
+to one with a lower level; a judgment group (one user at one time) is the transitive
+closure of its sub-groups (docs/semantics.md#preferences). ``-R qrels_prefs`` reads a
+qrels file (``qid iter docid rel``) as prefs: the ``iter`` field is the judgment group and
+every line is in the one sub-group ``"0"``.
+
+Both readers read their input once (plain or gzip, as :mod:`rankframe.io.source`), fields
+separated by runs of blanks, LF or CRLF line ends. A comment is a line whose first
+character (column 1) is ``#``, as trec_eval 10 reads these files; blank lines are skipped.
+Every problem raises :class:`rankframe.errors.InputError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import polars as pl
+
+from rankframe.io.source import fail, read_text_bytes
+
+__all__ = ["PREFS_LAYOUT", "QRELS_PREFS_LAYOUT", "read_prefs", "read_qrels_prefs"]
+
+PREFS_LAYOUT: Final = ("qid", "jg", "jsg", "docid", "level")
+QRELS_PREFS_LAYOUT: Final = ("qid", "jg", "docid", "level")
+# The number syntax of rankframe.io.read_run's scores (and of sql/rf_read_prefs.sql).
+_NUMBER: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
+_SCHEMA: Final = {"qid": pl.String, "jg": pl.String, "jsg": pl.String, "docid": pl.String,
+                  "level": pl.Float64}
+
+
+def read_prefs(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """Read a trec_eval prefs file (``qid jg jsg docid level`` per line).
+
+    Returns
+    -------
+    pl.DataFrame
+        Columns ``qid``, ``jg``, ``jsg``, ``docid`` (String) and ``level`` (Float64), one
+        row per line, in file order.
+
+    Raises
+    ------
+    InputError
+        Naming the file and line: a line without exactly 5 fields, a level that is not a
+        finite number or is negative (trec_eval: "a non-negative double"), a document
+        twice in one sub-group, a document with level 0 in one sub-group and above 0 in
+        another of the same judgment group (trec_eval's error too), a file with no lines.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "prefs.txt"
+    >>> _ = path.write_text("# user 1\\nq1 u1 s1 d1 3\\nq1 u1 s1 d2 0\\n")
+    >>> read_prefs(path).rows()
+    [('q1', 'u1', 's1', 'd1', 3.0), ('q1', 'u1', 's1', 'd2', 0.0)]
+    """
+    return _read(Path(path), PREFS_LAYOUT, "prefs")
+
+
+def read_qrels_prefs(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """Read a qrels file as trec_eval's ``-R qrels_prefs`` does: ``qid iter docid rel``,
+    the ``iter`` field as the judgment group ``jg``, every line in sub-group ``"0"``.
+
+    Returns the columns of :func:`read_prefs`; levels may be negative here (qrels grades).
+    Raises :class:`~rankframe.errors.InputError` naming the file and line: a line without
+    exactly 4 fields, a level that is not a finite number, a (qid, iter, docid) seen
+    before, a file with no lines.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 1\\nq1 0 d2 0\\n")
+    >>> read_qrels_prefs(path).rows()
+    [('q1', '0', '0', 'd1', 1.0), ('q1', '0', '0', 'd2', 0.0)]
+    """
+    return _read(Path(path), QRELS_PREFS_LAYOUT, "qrels_prefs")
+
+
+def _lines(source: Path, kind: str) -> pl.DataFrame:
+    """Columns ``line`` (1-based) and ``fields`` for every line neither blank nor a comment
+    (``#`` in the first column)."""
+    data = read_text_bytes(source, kind).translate(_BLANKS)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise fail(source, line, f"not UTF-8 text; is this a {kind} file?") from None
+    lines = (
+        pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
+        .with_row_index("line", offset=1)
+        .filter(pl.col("text").str.starts_with("#").not_())
+        .select(pl.col("line").cast(pl.Int64),
+                fields=pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " ")
+                .str.split(" "))
+        .filter(pl.col("fields").list.first() != "")
+    )
+    if lines.height == 0:
+        raise fail(source, None, f"no {kind} lines (the file is empty or holds only comments)")
+    return lines
+
+
+def _read(source: Path, layout: tuple[str, ...], kind: str) -> pl.DataFrame:
+    lines = _lines(source, kind)
+    found = pl.col("fields").list.len()
+    raw = pl.col("fields").list.get(len(layout) - 1, null_on_oob=True)
+    columns = {name: pl.col("fields").list.get(i, null_on_oob=True)
+               for i, name in enumerate(layout) if name != "level"}
+    if "jsg" not in columns:
+        columns["jsg"] = pl.lit("0")
+    parsed = lines.select(
+        "line", found=found, raw=raw, **columns,
+        level=pl.when(raw.str.contains(_NUMBER)).then(raw.cast(pl.Float64, strict=False)),
+    )
+    problem = (
+        pl.when(pl.col("found") != len(layout))
+        .then(pl.format(f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}",
+                        "found"))
+        .when(pl.col("level").is_null() | pl.col("level").is_infinite())
+        .then(pl.format("level '{}' is not a finite number", "raw"))
+    )
+    if kind == "prefs":
+        problem = problem.when(pl.col("level") < 0).then(
+            pl.format("level '{}' is negative; prefs levels are >= 0 (0: not relevant)", "raw"))
+    first = parsed.select("line", problem=problem).drop_nulls("problem").head(1)
+    if first.height:
+        raise fail(source, *first.row(0))
+    table = parsed.select("line", *_SCHEMA).cast(_SCHEMA)  # type: ignore[arg-type]
+    _check_repeats(source, table, kind)
+    _check_zero(source, table)
+    return table.drop("line")
+
+
+def _check_repeats(source: Path, table: pl.DataFrame, kind: str) -> None:
+    """A document twice in one sub-group of a query is an error."""
+    keys = ["qid", "jg", "jsg", "docid"]
+    repeat = table.filter(pl.struct(keys).is_first_distinct().not_()).head(1)
+    if repeat.height:
+        line, qid, jg, jsg, docid = repeat.select("line", *keys).row(0)
+        group = f"judgment group {jg!r}" + (f", sub-group {jsg!r}" if kind == "prefs" else "")
+        raise fail(source, line, f"document {docid!r} appears twice for query {qid!r} in "
+                   f"{group}; give each document one level there")
+
+
+def _check_zero(source: Path, table: pl.DataFrame) -> None:
+    """Within a judgment group a document is not relevant (level 0) everywhere or nowhere."""
+    mixed = (table.group_by("qid", "jg", "docid")
+             .agg(zero=(pl.col("level") == 0).any(), positive=(pl.col("level") > 0).any())
+             .filter("zero", "positive"))
+    if mixed.height:
+        qid, jg, docid = mixed.sort("qid", "jg", "docid").select("qid", "jg", "docid").row(0)
+        line: int = table.filter(pl.col("qid") == qid, pl.col("jg") == jg,
+                                 pl.col("docid") == docid)["line"].max()  # type: ignore[assignment]
+        raise fail(source, line, f"document {docid!r} of query {qid!r} has level 0 (not "
+                   f"relevant) and a level above 0 in judgment group {jg!r}")
