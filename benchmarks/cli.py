@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -90,7 +91,19 @@ def small_data(base: Path) -> Path:
 
 
 def many_runs(base: Path, count: int) -> list[Path]:
-    """``count`` runs: ``base``'s scores plus N(0, 0.5) noise (seed i), tag ``run<i>``."""
+    """``count`` runs: ``base``'s scores plus N(0, 0.5) noise (seed i), tag ``run<i>``,
+    each query's rows in rank order;
+    written by a child process, so that this one stays small (a child's peak RSS starts
+    at its parent's size)."""
+    folder = DATA / "cli-runs"
+    paths = [folder / f"run{i:03d}.trec" for i in range(count)]
+    if not all(p.exists() for p in paths):
+        subprocess.run([sys.executable, __file__, "--write-runs", str(count)], check=True)
+    return paths
+
+
+def write_runs(base: Path, count: int) -> None:
+    """The files of :func:`many_runs`."""
     import numpy as np
     import polars as pl
 
@@ -104,10 +117,13 @@ def many_runs(base: Path, count: int) -> list[Path]:
                           schema_overrides={"qid": pl.String, "docid": pl.String})
         for i, path in missing:
             noise = np.random.default_rng(i).normal(0.0, 0.5, run.height)
+            # Written as systems write runs: each query's rows by score descending (docid
+            # descending on ties: trec_eval's order), ranks 1, 2, ...
             (run.with_columns((pl.col("score") + noise).round(3).alias("score"),
                               pl.lit(f"run{i:03d}").alias("tag"))
+             .sort(["qid", "score", "docid"], descending=[False, True, True])
+             .with_columns(pl.int_range(1, pl.len() + 1).over("qid").alias("rank"))
              .write_csv(path, separator=" ", include_header=False))
-    return paths
 
 
 @dataclass
@@ -143,7 +159,11 @@ def main() -> None:
                         help="workloads, comma-separated (small, 200k, runs)")
     parser.add_argument("--threads", default="",
                         help="also time `rankframe eval --threads N` on the runs, per N")
+    parser.add_argument("--write-runs", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_runs:
+        write_runs(base_data(), args.write_runs)
+        return
 
     trec_eval = str(trec_eval_binary(args.trec_eval))
     base = base_data()
@@ -185,14 +205,16 @@ def main() -> None:
                 raise SystemExit(f"{label}: rankframe's output differs from trec_eval's")
         print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
 
-    import polars as pl
+    from importlib.metadata import version
 
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     print(f"`python benchmarks/cli.py --repeat {args.repeat}` — {stamp} UTC, medians of "
           f"{args.repeat} interleaved rounds, outputs byte-identical to trec_eval's in every "
           f"round; {platform.machine()}, nproc {os.cpu_count()}, python "
-          f"{platform.python_version()}, polars {pl.__version__}; load average at start "
+          f"{platform.python_version()}, polars {version('polars')}; load average at start "
           f"{load:.1f}\n")
+    print(f"(peak RSS of a child starts at this driver's size: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)\n")
     print("| workload | rankframe s | trec_eval s | ratio | rankframe peak MiB | "
           "trec_eval peak MiB |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -224,28 +224,21 @@ def run(args: argparse.Namespace) -> int:
     # runid and num_q alone need only the queries: any measure lists them.
     needed = list(strings.values()) or [_QUERIES_ONLY]
 
-    def lines_of(path: str, qrels: pl.DataFrame, run_frame: pl.DataFrame | None = None
-                 ) -> tuple[int, list[trec_eval.Line]]:
+    def lines_of(path: str, qrels: pl.DataFrame) -> tuple[int, list[trec_eval.Line]]:
         """(run queries without qrels, the lines trec_eval prints) for one run file."""
-        if run_frame is None:
-            run_frame = read_run(path)
-        unjudged = trec_eval.unjudged_count(run_frame, qrels)
-        per_query = trec_eval_per_query(run_frame, qrels, needed,
-                                        all_queries=args.c, depth=args.M, ties=args.ties,
-                                        threshold=args.l, engine=args.engine,
-                                        name=f"run {path}" if several else "")
+        per_query, runid, unjudged = _per_query(path, qrels, needed, args,
+                                                name=f"run {path}" if several else "")
         per_query = per_query.rename({string: name for name, string in strings.items()})
         if not strings:
             per_query = per_query.drop(_QUERIES_ONLY)
-        runid = str(run_frame["tag"][0]) if run_frame.height else ""
         return unjudged, trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                                          summaries=not args.n)
 
+    qrels = read_qrels(args.qrels)
     if several:
-        results = _evaluate_all(paths, read_qrels(args.qrels), lines_of, args.threads)
-    else:  # the run first: its errors come before the qrels'
-        run_frame = read_run(paths[0])
-        results = iter([lines_of(paths[0], read_qrels(args.qrels), run_frame)])
+        results = _evaluate_all(paths, qrels, lines_of, args.threads)
+    else:
+        results = iter([lines_of(paths[0], qrels)])
     with _opened(args.output, binary=args.format == "parquet") as out:
         tables = []
         for path, (unjudged, lines) in zip(paths, results, strict=True):
@@ -259,6 +252,19 @@ def run(args: argparse.Namespace) -> int:
         if tidy:
             _write_table(pl.concat(tables), args.format, out)
     return 0
+
+
+def _per_query(path: str, qrels: pl.DataFrame, needed: list[str], args: argparse.Namespace,
+               name: str) -> tuple[pl.DataFrame, str, int]:
+    """(per-query values of ``needed`` on the queries trec_eval evaluates, the run's tag,
+    how many run queries have no qrels) for the run file at ``path``."""
+    run_frame = read_run(path)
+    unjudged = trec_eval.unjudged_count(run_frame, qrels)
+    per_query = trec_eval_per_query(run_frame, qrels, needed, all_queries=args.c,
+                                    depth=args.M, ties=args.ties, threshold=args.l,
+                                    engine=args.engine, name=name)
+    runid = str(run_frame["tag"][0]) if run_frame.height else ""
+    return per_query, runid, unjudged
 
 
 def _evaluate_all(paths: list[str], qrels: pl.DataFrame, lines_of: Any,
