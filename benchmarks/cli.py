@@ -181,6 +181,11 @@ def main() -> None:
             files = [str(folder / "qrels.trec"), str(folder / "run.trec")]
             pairs.append((name, Task(f"trec_eval {name}", [trec_eval, *MEASURES, *files]),
                           Task(f"rankframe {name}", [*rankframe, *files], env)))
+    # What a start-up is made of: the interpreter, Polars' import, the command line's.
+    floors = [Task(name, [sys.executable, "-c", code], env) for name, code in (
+        ("python -c pass", "pass"), ("python -c 'import polars'", "import polars"),
+        ("python -c 'import rankframe.cli.main'", "import rankframe.cli.main"))
+    ] if "small" in workloads or "200k" in workloads else []
     if "runs" in workloads:
         qrels, files = str(base / "qrels.trec"), [str(p) for p in runs]
         loop = f'for f in "$@"; do {trec_eval} {" ".join(MEASURES)} {qrels} "$f"; done'
@@ -203,6 +208,8 @@ def main() -> None:
             outputs = {task.name: measure(task, scratch / "out") for task in order}
             if outputs[ours.name] != outputs[reference.name]:
                 raise SystemExit(f"{label}: rankframe's output differs from trec_eval's")
+        for task in floors:
+            measure(task, scratch / "out")
         print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
 
     from importlib.metadata import version
@@ -213,7 +220,7 @@ def main() -> None:
           f"round; {platform.machine()}, nproc {os.cpu_count()}, python "
           f"{platform.python_version()}, polars {version('polars')}; load average at start "
           f"{load:.1f}\n")
-    print(f"(peak RSS of a child starts at this driver's size: "
+    print(f"(a child's peak RSS may include this driver's size: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)\n")
     print("| workload | rankframe s | trec_eval s | ratio | rankframe peak MiB | "
           "trec_eval peak MiB |")
@@ -222,6 +229,11 @@ def main() -> None:
         a, b = statistics.median(ours.walls), statistics.median(reference.walls)
         print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | "
               f"{statistics.median(ours.peaks):.0f} | {statistics.median(reference.peaks):.0f} |")
+    if floors:
+        print("\n| start-up alone (same rounds) | median s | peak MiB |\n|---|---:|---:|")
+        for task in floors:
+            print(f"| `{task.name}` | {statistics.median(task.walls):.3f} | "
+                  f"{statistics.median(task.peaks):.0f} |")
 
 
 if __name__ == "__main__":
