@@ -18,10 +18,11 @@ prints it: the shell loop around trec_eval in one process.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -235,11 +236,10 @@ def run(args: argparse.Namespace) -> int:
                                          summaries=not args.n)
 
     qrels = read_qrels(args.qrels)
-    if several:
-        results = _evaluate_all(paths, qrels, lines_of, args.threads)
-    else:
-        results = iter([lines_of(paths[0], qrels)])
-    with _opened(args.output, binary=args.format == "parquet") as out:
+    results = (_evaluate_all(paths, qrels, lines_of, args.threads) if several
+               else (lines for lines in [lines_of(paths[0], qrels)]))
+    # Closing the results stops the runs not yet started, should writing fail (| head).
+    with contextlib.closing(results), _opened(args.output, binary=args.format == "parquet") as out:
         tables = []
         for path, (unjudged, lines) in zip(paths, results, strict=True):
             if unjudged:
@@ -268,7 +268,7 @@ def _per_query(path: str, qrels: pl.DataFrame, needed: list[str], args: argparse
 
 
 def _evaluate_all(paths: list[str], qrels: pl.DataFrame, lines_of: Any,
-                  threads: int | None) -> Iterator[tuple[int, list[trec_eval.Line]]]:
+                  threads: int | None) -> Generator[tuple[int, list[trec_eval.Line]]]:
     """``lines_of(path, qrels)`` for every path, on a thread pool, yielded in path order;
     an error stops the runs not yet started."""
     workers = threads or min(os.cpu_count() or 1, 4)
