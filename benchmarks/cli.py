@@ -12,8 +12,9 @@ round (trec_eval first in odd rounds, rankframe first in even ones), on TREC tex
   ``for f in RUN...; do trec_eval QRELS $f; done``.
 
 Five measures everywhere (``-m ndcg_cut.10 -m map -m recip_rank -m P.10 -m recall.100``).
-Wall time is ``perf_counter`` around spawn and ``os.wait4``; peak RSS is that call's
-``ru_maxrss`` (for the shell loop, the largest of its processes). Every round checks that
+Wall time is ``perf_counter`` around spawn and ``os.wait4``; CPU time (user + system) and
+peak RSS are that call's ``ru_utime + ru_stime`` and ``ru_maxrss`` (for the shell loop, the
+sum of its processes' CPU and the largest one's RSS). Every round checks that
 rankframe's stdout is byte-identical to trec_eval's (the loop's concatenated output).
 rankframe runs as ``python -m rankframe`` from this tree, with byte-compiled modules (as
 an installed package has them: ``PYTHONPYCACHEPREFIX`` in a temporary directory, one
@@ -133,6 +134,7 @@ class Task:
     env: dict[str, str] | None = None
     walls: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
 
 
 def measure(task: Task, out: Path) -> bytes:
@@ -147,6 +149,7 @@ def measure(task: Task, out: Path) -> bytes:
         raise SystemExit(f"{task.name} failed ({child.returncode}): {' '.join(task.command)}")
     task.walls.append(wall)
     task.peaks.append(usage.ru_maxrss / 1024)
+    task.cpus.append(usage.ru_utime + usage.ru_stime)
     return out.read_bytes()
 
 
@@ -222,18 +225,21 @@ def main() -> None:
           f"{load:.1f}\n")
     print(f"(a child's peak RSS may include this driver's size: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)\n")
-    print("| workload | rankframe s | trec_eval s | ratio | rankframe peak MiB | "
-          "trec_eval peak MiB |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| workload | rankframe s | trec_eval s | ratio (wall) | rankframe CPU s | "
+          "trec_eval CPU s | ratio (CPU) | rankframe peak MiB | trec_eval peak MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    med = statistics.median
     for label, reference, ours in pairs:
-        a, b = statistics.median(ours.walls), statistics.median(reference.walls)
-        print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | "
-              f"{statistics.median(ours.peaks):.0f} | {statistics.median(reference.peaks):.0f} |")
+        a, b = med(ours.walls), med(reference.walls)
+        c, d = med(ours.cpus), med(reference.cpus)
+        print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | {c:.3f} | {d:.3f} | {c / d:.3f} | "
+              f"{med(ours.peaks):.0f} | {med(reference.peaks):.0f} |")
     if floors:
-        print("\n| start-up alone (same rounds) | median s | peak MiB |\n|---|---:|---:|")
+        print("\n| start-up alone (same rounds) | median s | CPU s | peak MiB |\n"
+              "|---|---:|---:|---:|")
         for task in floors:
-            print(f"| `{task.name}` | {statistics.median(task.walls):.3f} | "
-                  f"{statistics.median(task.peaks):.0f} |")
+            print(f"| `{task.name}` | {med(task.walls):.3f} | {med(task.cpus):.3f} | "
+                  f"{med(task.peaks):.0f} |")
 
 
 if __name__ == "__main__":
