@@ -67,7 +67,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "eval",
         help="evaluate a TREC run against qrels, printing what trec_eval prints",
-        description="Evaluate RUN against QRELS; output is byte-compatible with trec_eval 9.x "
+        description="Evaluate each RUN against QRELS; output is byte-compatible with trec_eval 9.x "
         "for the supported measures.",
         epilog=measure_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
