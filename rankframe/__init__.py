@@ -7,36 +7,88 @@ Every metric in :mod:`rankframe.metrics` is re-exported here (``rf.ndcg``, ``rf.
 when called).
 """
 
-from rankframe import metrics as _metrics
-from rankframe.analysis.compare import adjust_pvalues, compare
-from rankframe.analysis.runs import evaluate_runs, read_runs
-from rankframe.errors import EngineError, InputError, InputWarning, MeasureError, RankframeError
-from rankframe.evaluate import evaluate, evaluate_run, summarize
-from rankframe.io import read_qrels, read_run
-from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
-from rankframe.table.checks import check_judged
-from rankframe.table.judge import judge, unjudged_run_queries
+from __future__ import annotations
+
+import importlib
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from rankframe.errors import EngineError as EngineError
+from rankframe.errors import InputError as InputError
+from rankframe.errors import InputWarning as InputWarning
+from rankframe.errors import MeasureError as MeasureError
+from rankframe.errors import RankframeError as RankframeError
+
+if TYPE_CHECKING:
+    from rankframe.analysis.compare import adjust_pvalues as adjust_pvalues
+    from rankframe.analysis.compare import compare as compare
+    from rankframe.analysis.runs import evaluate_runs as evaluate_runs
+    from rankframe.analysis.runs import read_runs as read_runs
+    from rankframe.evaluate import evaluate as evaluate
+    from rankframe.evaluate import evaluate_run as evaluate_run
+    from rankframe.evaluate import summarize as summarize
+    from rankframe.io import read_qrels as read_qrels
+    from rankframe.io import read_run as read_run
+    from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
+    from rankframe.table.checks import check_judged as check_judged
+    from rankframe.table.judge import judge as judge
+    from rankframe.table.judge import unjudged_run_queries as unjudged_run_queries
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "EngineError",
-    "InputError",
-    "InputWarning",
-    "MeasureError",
-    "RankframeError",
-    "__version__",
-    "adjust_pvalues",
-    "check_judged",
-    "compare",
-    "evaluate",
-    "evaluate_run",
-    "evaluate_runs",
-    "judge",
-    "read_qrels",
-    "read_run",
-    "read_runs",
-    "summarize",
-    "unjudged_run_queries",
-    *_metrics.__all__,
-]
+# Everything but the errors is imported on first use (``rf.ndcg`` imports Polars and the
+# builders then), so that ``import rankframe`` and the command line load only what they use.
+_LAZY: dict[str, str] = {
+    "adjust_pvalues": "rankframe.analysis.compare",
+    "compare": "rankframe.analysis.compare",
+    "evaluate_runs": "rankframe.analysis.runs",
+    "read_runs": "rankframe.analysis.runs",
+    "evaluate": "rankframe.evaluate",
+    "evaluate_run": "rankframe.evaluate",
+    "summarize": "rankframe.evaluate",
+    "read_qrels": "rankframe.io",
+    "read_run": "rankframe.io",
+    "check_judged": "rankframe.table.checks",
+    "judge": "rankframe.table.judge",
+    "unjudged_run_queries": "rankframe.table.judge",
+}
+_NAMES = ["EngineError", "InputError", "InputWarning", "MeasureError", "RankframeError",
+          "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (PEP 562); ``__all__`` and the
+    metric builders (``rankframe.metrics.__all__``) import the builders."""
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module 'rankframe' has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        metrics = importlib.import_module("rankframe.metrics")
+        if name == "__all__":
+            names = sorted({*_NAMES, *metrics.__all__})
+            globals()["__all__"] = names
+            return names
+        if name not in metrics.__all__:
+            raise AttributeError(f"module 'rankframe' has no attribute {name!r}")
+        module = metrics.__name__
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__getattr__("__all__")})
+
+
+class _Package(ModuleType):
+    """The package module: importing the submodule ``rankframe.evaluate`` binds the
+    function of that name here, not the module (as the eager ``from ... import`` did)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, ModuleType) and _LAZY.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -15,13 +15,8 @@ import argparse
 import sys
 from typing import Any
 
-from rankframe import faces, trec_eval
-from rankframe.analysis import report
-from rankframe.analysis.compare import compare
-from rankframe.analysis.runs import evaluate_runs, read_runs
+from rankframe import faces
 from rankframe.errors import RankframeError
-from rankframe.io import read_qrels
-from rankframe.measures import expand
 
 __all__ = ["add_parser", "run"]
 
@@ -87,6 +82,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe compare`` from parsed arguments; print to stdout, return 0."""
+    # Imported here: `rankframe eval` and the parser need none of this.
+    from rankframe import trec_eval
+    from rankframe.analysis import report
+    from rankframe.analysis.compare import compare
+    from rankframe.analysis.runs import evaluate_runs, read_runs
+    from rankframe.io import read_qrels
+    from rankframe.measures import expand
+
     if len(args.runs) < 2:
         raise RankframeError("compare needs at least two runs")
     if args.l < 1:

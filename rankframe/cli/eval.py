@@ -1,6 +1,6 @@
 """The ``rankframe eval`` subcommand: a trec_eval drop-in.
 
-``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-R FORMAT] [-m MEASURE ...] QRELS RUN``;
+``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-R FORMAT] [-m MEASURE ...] QRELS RUN [RUN ...]``;
 ``rankframe eval -h -m NAME`` describes measures.
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
@@ -9,29 +9,35 @@ from :func:`rankframe.analysis.runs.trec_eval_per_query`. ``-m`` also takes rank
 measure strings (``ndcg@10``): printed under trec_eval's name for the same measure
 (:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
 trec_eval's measures. This module reads the options and writes the lines (trec, csv or
-json).
+json; several runs or parquet: one tidy table, columns run, qid, measure, value).
+
+Several runs (or a quoted glob pattern) are evaluated against the qrels read once, on a
+thread pool (Polars releases the GIL), and printed in the order given, each as trec_eval
+prints it: the shell loop around trec_eval in one process.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import glob
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
 
 from rankframe import faces, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
-from rankframe.errors import MeasureError, RankframeError
-from rankframe.faces.duckdb import evaluate_prefs
+from rankframe.errors import InputError, MeasureError, RankframeError
 from rankframe.io import read_prefs, read_qrels, read_qrels_prefs, read_run
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
 from rankframe.metrics.prefs import prefs_evaluate
 from rankframe.validation import MAX_CUTOFF
 
-__all__ = ["add_parser", "measure_help", "run", "selection"]
+__all__ = ["add_parser", "measure_help", "run", "run_paths", "selection"]
 
 
 _QUERIES_ONLY = "num_ret"
@@ -66,7 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "eval",
         help="evaluate a TREC run against qrels, printing what trec_eval prints",
-        description="Evaluate RUN against QRELS; output is byte-compatible with trec_eval 9.x "
+        description="Evaluate each RUN against QRELS; output is byte-compatible with trec_eval 9.x "
         "for the supported measures.",
         epilog=measure_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -76,8 +82,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="show this help; with -m NAME, describe that measure instead")
     parser.add_argument("qrels", nargs="?",
                         help="qrels file: qid iter docid rel (plain or gzip)")
-    parser.add_argument("run", nargs="?",
-                        help="run file: qid Q0 docid rank score tag (plain or gzip)")
+    parser.add_argument("run", nargs="*", metavar="RUN",
+                        help="run file: qid Q0 docid rank score tag (plain or gzip); several "
+                        "runs, or a quoted glob pattern ('runs/*.txt'), are each evaluated "
+                        "against QRELS read once, in parallel, printed in the order given")
     parser.add_argument("-q", action="store_true", help="also print per-query values")
     parser.add_argument("-c", action="store_true",
                         help="average over every qrels query (missing ones score 0)")
@@ -107,14 +115,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "(P, recall, ndcg, ndcg_cut, map, map_cut, recip_rank)")
     parser.add_argument("--engine", choices=faces.ENGINES, default="polars",
                         help="engine that computes the metrics (same output)")
-    parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
-                        help="output format (default trec)")
+    parser.add_argument("--format", choices=("trec", "csv", "json", "parquet"),
+                        default="trec",
+                        help="output format (default trec: each run as trec_eval prints it); "
+                        "csv/json for several runs and parquet: one table with columns run "
+                        "(the file as given), qid, measure, value")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE instead of stdout")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="runs evaluated at once (default: the number of CPUs, at most 4)")
     parser.set_defaults(handler=run, eval_parser=parser)
     return parser
 
 
-def _write(lines: list[trec_eval.Line], fmt: str) -> None:
-    out = sys.stdout
+def _write(lines: list[trec_eval.Line], fmt: str, out: Any) -> None:
+    """One run's lines: trec_eval's text, or csv (measure,qid,value) or json (all,
+    per_query)."""
     if fmt == "trec":
         for line in lines:
             out.write(trec_eval.format_line(line) + "\n")
@@ -124,12 +140,56 @@ def _write(lines: list[trec_eval.Line], fmt: str) -> None:
             text = line.value if isinstance(line.value, str) else repr(line.value)
             out.write(f"{line.name},{line.query},{text}\n")
     else:
+        import json  # only this format needs it
+
         per_query: dict[str, dict[str, Any]] = {}
         for line in lines:
             per_query.setdefault(line.query, {})[line.name] = line.value
         summary = per_query.pop("all", {})
         json.dump({"all": summary, "per_query": per_query}, out, indent=1)
         out.write("\n")
+
+
+def _tidy(name: str, lines: list[trec_eval.Line]) -> pl.DataFrame:
+    """One run's lines as rows (run, qid, measure, value); the runid line is left out, the
+    run column names the run."""
+    rows = [line for line in lines if not isinstance(line.value, str)]
+    return pl.DataFrame(
+        {"run": [name] * len(rows), "qid": [line.query for line in rows],
+         "measure": [line.name for line in rows], "value": [float(line.value) for line in rows]},
+        schema={"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64},
+    )
+
+
+def _write_table(table: pl.DataFrame, fmt: str, out: Any) -> None:
+    """The tidy table of every run as csv, json (a list of records) or parquet."""
+    if fmt == "parquet":
+        table.write_parquet(out)
+    elif fmt == "csv":
+        out.write(table.write_csv())
+    else:
+        out.write(table.write_json() + "\n")
+
+
+def run_paths(specs: list[str]) -> list[str]:
+    """The run files named on the command line: a name as given when such a file exists or
+    it has no glob characters, else the files the pattern matches, sorted.
+
+    Raises
+    ------
+    InputError
+        A pattern matches no file.
+    """
+    paths: list[str] = []
+    for spec in specs:
+        if os.path.exists(spec) or not any(c in spec for c in "*?["):
+            paths.append(spec)
+            continue
+        found = sorted(glob.glob(spec))
+        if not found:
+            raise InputError(f"{spec}: no run file matches this pattern")
+        paths.extend(found)
+    return paths
 
 
 def selection(specs: list[str] | None) -> trec_eval.Selection:
@@ -163,82 +223,160 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rankframe eval`` from parsed arguments; print to stdout, return 0."""
+    """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``-o``), return 0."""
     if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
         if args.m:
             sys.stdout.write("".join(trec_eval.describe(spec) for spec in args.m))
         else:
             args.eval_parser.print_help()
         return 0
-    if args.qrels is None or args.run is None:
+    if args.qrels is None or not args.run:
         raise RankframeError("eval needs two files, QRELS and RUN (rankframe eval -h: usage)")
     if args.M is not None and not 1 <= args.M <= MAX_CUTOFF:
         raise RankframeError(
             f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
-    _write(FORMATS[args.R](args), args.format)
+    if args.threads is not None and args.threads < 1:
+        raise RankframeError(f"--threads must be at least 1, got {args.threads}")
+    paths = run_paths(args.run)
+    several = len(paths) > 1 or paths != args.run  # a pattern: the tidy table, named
+    tidy = args.format == "parquet" or (several and args.format != "trec")
+    if args.format == "parquet" and args.output is None and sys.stdout.isatty():
+        raise RankframeError("--format parquet writes binary data: name a file with -o FILE, "
+                             "or redirect stdout")
+    evaluate_one = _EVALUATORS[args.R](args)  # checks the options and measures first
+    relevance = _READERS[args.R](args.qrels)
+
+    def lines_of(path: str, relevance: pl.DataFrame) -> tuple[int, list[trec_eval.Line]]:
+        return evaluate_one(path, relevance, f"run {path}" if several else "")
+
+    results = (_evaluate_all(paths, relevance, lines_of, args.threads) if several
+               else (lines for lines in [lines_of(paths[0], relevance)]))
+    # Closing the results stops the runs not yet started, should writing fail (| head).
+    with contextlib.closing(results), _opened(args.output, binary=args.format == "parquet") as out:
+        tables = []
+        for path, (unjudged, lines) in zip(paths, results, strict=True):
+            if unjudged:
+                note = trec_eval.unjudged_note(unjudged, f"run {path}" if several else "")
+                print(f"rankframe: {note}", file=sys.stderr)
+            if tidy:
+                tables.append(_tidy(path, lines))
+            else:
+                _write(lines, args.format, out)
+        if tidy:
+            _write_table(pl.concat(tables), args.format, out)
     return 0
 
 
-def _qrels_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
-    """The lines for ``-R qrels`` (the default): every measure but the preference ones."""
+#: One run evaluated: (run file, relevance table, a name for messages) ->
+#: (run queries without relevance information, the lines trec_eval prints).
+RunEvaluator = Callable[[str, pl.DataFrame, str], tuple[int, list[trec_eval.Line]]]
+
+
+def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
+    """``-R qrels`` (the default): every measure but the preference ones."""
     selected = selection(args.m)
-    run_frame, qrels = read_run(args.run), read_qrels(args.qrels)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
-    unjudged = trec_eval.unjudged_count(run_frame, qrels)
-    if unjudged:
-        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
     # runid and num_q alone need only the queries: any measure lists them.
     needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
-    per_query = trec_eval_per_query(run_frame, qrels, needed,
-                                    all_queries=args.c, depth=args.M, ties=args.ties,
-                                    threshold=args.l, engine=args.engine, judged_only=args.J)
-    # One column per printed name (two names may share a measure string).
-    per_query = per_query.select(
-        "qid", *(pl.col(string).alias(name) for name, string in strings.items()))
-    runid = str(run_frame["tag"][0]) if run_frame.height else ""
-    # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
-    num_rel_all = int((qrels["rel"] > 0).sum()) if args.c else None
-    printed = None
-    if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
-        printed = per_query["qid"].is_in(run_frame["qid"].unique().implode())
-    return trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
-                           summaries=not args.n, judged_only=args.J,
-                           num_rel_all=num_rel_all, printed=printed)
+
+    def evaluate_one(path: str, qrels: pl.DataFrame, name: str
+                     ) -> tuple[int, list[trec_eval.Line]]:
+        run_frame = read_run(path)
+        unjudged = trec_eval.unjudged_count(run_frame, qrels)
+        per_query = trec_eval_per_query(run_frame, qrels, needed, all_queries=args.c,
+                                        depth=args.M, ties=args.ties, threshold=args.l,
+                                        engine=args.engine, judged_only=args.J, name=name)
+        # One column per printed name (two names may share a measure string).
+        per_query = per_query.select(
+            "qid", *(pl.col(string).alias(printed) for printed, string in strings.items()))
+        runid = str(run_frame["tag"][0]) if run_frame.height else ""
+        # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
+        num_rel_all = int((qrels["rel"] > 0).sum()) if args.c else None
+        shown = None
+        if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
+            shown = per_query["qid"].is_in(run_frame["qid"].unique().implode())
+        return unjudged, trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
+                                         summaries=not args.n, judged_only=args.J,
+                                         num_rel_all=num_rel_all, printed=shown)
+
+    return evaluate_one
 
 
-#: -R prefs / qrels_prefs: the reader of the relevance file; --engine: what computes them.
-_PREFS_READERS: dict[str, Callable[[str], pl.DataFrame]] = {
-    "prefs": read_prefs, "qrels_prefs": read_qrels_prefs}
+def _duckdb_prefs(prefs: pl.DataFrame, run: pl.DataFrame, **options: Any) -> pl.DataFrame:
+    """The preference measures on DuckDB (imported here: DuckDB stays off the default path)."""
+    from rankframe.faces.duckdb import evaluate_prefs
+
+    return evaluate_prefs(prefs, run, **options)
+
+
+#: -R prefs / qrels_prefs: what computes them, per --engine.
 _PREFS_ENGINES: dict[str, Callable[..., pl.DataFrame]] = {
-    "polars": prefs_evaluate, "duckdb": evaluate_prefs}
+    "polars": prefs_evaluate, "duckdb": _duckdb_prefs}
 
 
-def _prefs_lines(args: argparse.Namespace) -> list[trec_eval.Line]:
-    """The lines for ``-R prefs`` or ``-R qrels_prefs``: trec_eval's ``prefs_*`` measures
-    (:func:`rankframe.trec_eval.select_prefs`; no ``-m``: the ``prefs`` nickname)."""
+def _prefs_evaluator(args: argparse.Namespace) -> RunEvaluator:
+    """``-R prefs`` or ``-R qrels_prefs``: trec_eval's ``prefs_*`` measures
+    (:func:`rankframe.trec_eval.select_prefs`; no ``-m``: the ``prefs`` nickname). ``-J`` is
+    ignored, as trec_eval's preference code ignores it (form_prefs_counts.c)."""
     if args.ties != "docid":
         raise RankframeError("--ties average: the preference measures have no tie-aware form")
-    # -J is ignored here, as trec_eval's preference code ignores it (form_prefs_counts.c).
     if args.engine not in _PREFS_ENGINES:
         raise RankframeError(f"--engine {args.engine}: -R {args.R} is computed by "
                              f"{' or '.join(_PREFS_ENGINES)}")
     selected = trec_eval.select_prefs(args.m)
-    run_frame, prefs = read_run(args.run), _PREFS_READERS[args.R](args.qrels)
-    unjudged = trec_eval.unjudged_count(run_frame, prefs)
-    if unjudged:
-        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
-    per_query = _PREFS_ENGINES[args.engine](prefs, run_frame, depth=args.M, complete=args.c)
-    if per_query.height == 0:
-        raise RankframeError(f"{args.run}: no queries with both results and relevance info")
-    return trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
-                           per_query_lines=args.q, summaries=not args.n)
+
+    def evaluate_one(path: str, prefs: pl.DataFrame, name: str
+                     ) -> tuple[int, list[trec_eval.Line]]:
+        run_frame = read_run(path)
+        unjudged = trec_eval.unjudged_count(run_frame, prefs)
+        per_query = _PREFS_ENGINES[args.engine](prefs, run_frame, depth=args.M,
+                                                complete=args.c)
+        if per_query.height == 0:
+            raise RankframeError(f"{path}: no queries with both results and relevance info")
+        return unjudged, trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
+                                         per_query_lines=args.q, summaries=not args.n)
+
+    return evaluate_one
 
 
-#: -R: relevance-file format -> the function computing the lines to print.
-FORMATS: dict[str, Callable[[argparse.Namespace], list[trec_eval.Line]]] = {
-    "qrels": _qrels_lines,
-    "prefs": _prefs_lines,
-    "qrels_prefs": _prefs_lines,
-}
+#: -R: relevance-file format -> its reader, and what evaluates one run against it.
+_READERS: dict[str, Callable[[str], pl.DataFrame]] = {
+    "qrels": read_qrels, "prefs": read_prefs, "qrels_prefs": read_qrels_prefs}
+_EVALUATORS: dict[str, Callable[[argparse.Namespace], RunEvaluator]] = {
+    "qrels": _qrels_evaluator, "prefs": _prefs_evaluator, "qrels_prefs": _prefs_evaluator}
+#: The -R choices.
+FORMATS = tuple(_READERS)
+
+
+def _evaluate_all(paths: list[str], qrels: pl.DataFrame, lines_of: Any,
+                  threads: int | None) -> Generator[tuple[int, list[trec_eval.Line]]]:
+    """``lines_of(path, qrels)`` for every path, on a thread pool, yielded in path order;
+    an error stops the runs not yet started."""
+    workers = threads or min(os.cpu_count() or 1, 4)
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(paths)))
+    try:
+        futures = [pool.submit(lines_of, path, qrels) for path in paths]
+        for future in futures:
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _opened:
+    """stdout, or the ``-o`` file (text, or binary for parquet), as a context manager."""
+
+    def __init__(self, path: str | None, *, binary: bool) -> None:
+        self.path, self.binary = path, binary
+        self.file: Any = None
+
+    def __enter__(self) -> Any:
+        if self.path is None:
+            return sys.stdout.buffer if self.binary else sys.stdout
+        self.file = open(self.path, "wb" if self.binary else "w")
+        return self.file
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()

@@ -14,7 +14,6 @@ import sys
 from typing import Any
 
 from rankframe.errors import RankframeError
-from rankframe.faces.duckdb import sql_text
 
 __all__ = ["add_parser", "run"]
 
@@ -50,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dialect is None:
         if args.measures:
             raise RankframeError("sql: -m needs --dialect (without it, every macro is printed)")
+        from rankframe.faces.duckdb import sql_text  # only this subcommand reads the macros
+
         sys.stdout.write(sql_text(persistent=args.persistent))
         return 0
     if args.persistent:
