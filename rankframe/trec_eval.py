@@ -67,6 +67,9 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
+_R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+#: The largest multiple of R rankframe takes (trec_eval's printed name holds 8 characters).
+MAX_R_MULTIPLE = 10000.0
 _PARAMETRISED = ("cut_int", "cut_float", "param_float")
 
 
@@ -122,6 +125,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("iprec_at_recall", "cut_float", "iprec_at_recall", _RECALL_LEVELS),
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
+    TrecMeasure("Rprec_mult", "cut_float", "rprec_mult", _R_MULTIPLES),
     TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
     TrecMeasure("ndcg", "value", "ndcg", tie_aware="ndcg_ties"),
     TrecMeasure("ndcg_cut", "cut_int", "ndcg", _CUTOFFS, tie_aware="ndcg_ties"),
@@ -152,7 +156,7 @@ CUTOFF_NAMES: dict[str, str] = {
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G", "dcg",
+    "relstring", "infAP", "gm_bpref", "utility", "binG", "G", "dcg",
     "ideal_dcg", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
     "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
 )
@@ -188,8 +192,11 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
             raise MeasureError(f"-m {spec}: {measure.name} takes {kind}, got {item!r}") from None
         if measure.kind == "cut_int" and value <= 0:
             raise MeasureError(f"-m {spec}: cutoffs must be positive, got {value}")
-        if measure.kind == "cut_float" and not 0 <= value <= 1:
+        if measure.name == "iprec_at_recall" and not 0 <= value <= 1:
             raise MeasureError(f"-m {spec}: recall levels must lie in [0, 1], got {value}")
+        if measure.name == "Rprec_mult" and not 0 < value <= MAX_R_MULTIPLE:
+            raise MeasureError(f"-m {spec}: multiples of R must lie in (0, {MAX_R_MULTIPLE:g}], "
+                               f"got {value}")
         if measure.kind == "param_float" and measure.name == "set_F" and not value > 0:
             raise MeasureError(f"-m {spec}: the recall weight must be > 0, got {value}")
         if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
@@ -341,6 +348,11 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
             names = measure.names(params)
         for name in names:
             strings[name] = _measure_string(measure, name, trec_eval9=trec_eval9, ties=ties)
+        if measure.name == "Rprec_mult" and ties != "average":
+            # the multiple as given, not as printed (0.25 prints as 0.25, 0.125 as 0.13)
+            values = params if params is not None else measure.defaults
+            strings.update((name, f"rprec_mult@{value!r}")
+                           for name, value in zip(names, values, strict=True))
     return strings
 
 

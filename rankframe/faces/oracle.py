@@ -179,6 +179,14 @@ def iprec_at_recall(
     return max(precisions, default=0.0)
 
 
+def r_precision_mult(rows: Rows, multiple: float = 1.0, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#r_precision_mult."""
+    cut = math.floor(multiple * _count_relevant(rows, threshold) + 0.9)
+    hits = sum(1 for rel, rank in rows
+               if rank is not None and rank <= cut and _is_relevant(rel, threshold))
+    return hits / cut if cut > 0 else 0.0
+
+
 def cg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
     """Contract: docs/semantics.md#cg."""
     return sum(_gain(rel, gain) for rel, rank in rows if _in_top(rank, k))
