@@ -122,6 +122,8 @@ def average_groups(per_group: pl.DataFrame, *, query: str = "qid",
     ----------
     per_group
         One row per (``query``, ``group``); every other column is a measure.
+    query, group
+        The query and judgment-group columns; default ``qid`` and ``jg``.
 
     Returns
     -------
@@ -151,6 +153,20 @@ def evaluate_groups(judged: pl.DataFrame | pl.LazyFrame, measures: str | Sequenc
     ``engine``, then averaged over each query's groups (:func:`average_groups`).
     ``evaluate_groups(judged, "map")`` is trec_eval's ``map_avgjg``, ``"P@10"`` its
     ``P_avgjg_10``, ``"rprec_mult@0.2"`` its ``Rprec_mult_avgjg_0.20``.
+
+    Parameters
+    ----------
+    judged
+        The judged table of judgment groups: ``qid``, ``jg``, ``rank``, ``rel``.
+    measures
+        Measure strings, as for :func:`rankframe.evaluate`.
+    engine, threshold, con
+        As for :func:`rankframe.evaluate`.
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per query, sorted by ``qid``; one Float64 column per measure.
 
     Examples
     --------
