@@ -154,8 +154,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="print z-scores: (value - mean) / stddev per query and measure, "
                         "from FILE's lines 'qid measure mean stddev' (-1000000 where missing)")
     parser.add_argument("-N", type=int, default=0, metavar="N",
-                        help="number of documents in the collection (trec_eval -N; read by "
-                        "no measure rankframe computes, accepted for compatibility)")
+                        help="number of documents in the collection (trec_eval -N, which only "
+                        "its utility measure reads; default 0)")
     parser.add_argument("-D", type=_debug, default=(0, None), metavar="N[.QID]",
                         help="trec_eval's debug level: no trace is printed; N.QID evaluates "
                         "query QID only, as trec_eval does")
