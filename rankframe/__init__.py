@@ -28,8 +28,13 @@ if TYPE_CHECKING:
     from rankframe.evaluate import evaluate as evaluate
     from rankframe.evaluate import evaluate_run as evaluate_run
     from rankframe.evaluate import summarize as summarize
+    from rankframe.groups import average_groups as average_groups
+    from rankframe.groups import evaluate_groups as evaluate_groups
+    from rankframe.groups import judge_groups as judge_groups
     from rankframe.io import read_qrels as read_qrels
+    from rankframe.io import read_qrels_jg as read_qrels_jg
     from rankframe.io import read_run as read_run
+    from rankframe.io import read_zscores as read_zscores
     from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
     from rankframe.table.checks import check_judged as check_judged
     from rankframe.table.judge import judge as judge
@@ -47,8 +52,13 @@ _LAZY: dict[str, str] = {
     "evaluate": "rankframe.evaluate",
     "evaluate_run": "rankframe.evaluate",
     "summarize": "rankframe.evaluate",
+    "average_groups": "rankframe.groups",
+    "evaluate_groups": "rankframe.groups",
+    "judge_groups": "rankframe.groups",
     "read_qrels": "rankframe.io",
+    "read_qrels_jg": "rankframe.io",
     "read_run": "rankframe.io",
+    "read_zscores": "rankframe.io",
     "check_judged": "rankframe.table.checks",
     "judge": "rankframe.table.judge",
     "unjudged_run_queries": "rankframe.table.judge",

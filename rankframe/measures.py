@@ -34,7 +34,7 @@ class Alias:
 
     metric: str
     fixed: tuple[tuple[str, Any], ...] = ()
-    cutoff: Literal["k", "recall", "p", "beta", None] = "k"
+    cutoff: Literal["k", "recall", "p", "beta", "multiple", None] = "k"
     summary: Summary | None = None
     help: str = ""
 
@@ -78,6 +78,9 @@ _alias("map ap average_precision", Alias("average_precision", help="average prec
 _alias("gm_map", Alias("average_precision", summary="gmean",
                        help="average precision, summarised by geometric mean"))
 _alias("rprec r_precision", Alias("r_precision", cutoff=None, help="precision at rank R"))
+_alias("rprec_mult r_precision_mult",
+       Alias("r_precision_mult", cutoff="multiple",
+             help="precision at x times R relevant rows (rprec_mult@0.2)"))
 _alias("bpref", Alias("bpref", cutoff=None, help="binary preference"))
 _alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
 _alias("ndcg_exp", Alias("ndcg", (("gain", "exponential"),), help="nDCG with 2^rel - 1 gain"))
@@ -167,6 +170,10 @@ def _split(label: str) -> tuple[str, str, str | None]:
     return match["name"], match["params"] or "", match["cutoff"]
 
 
+#: Parameters given after the '@' of a measure string, never inside its parentheses.
+_AFTER_AT = frozenset({"k", "recall", "p", "multiple"})
+
+
 def parse(label: str, *, threshold: float | None = None) -> Measure:
     """Parse one measure string.
 
@@ -194,6 +201,10 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if cutoff is None:
             raise MeasureError(f"measure {label!r} needs a recall level, e.g. {name}@0.5")
         values["recall"] = _number(label, cutoff, integer=False)
+    elif alias.cutoff == "multiple":
+        if cutoff is None:
+            raise MeasureError(f"measure {label!r} needs a multiple of R, e.g. {name}@0.2")
+        values["multiple"] = _number(label, cutoff, integer=False)
     elif alias.cutoff == "p":
         if cutoff is not None:
             values["p"] = _number(label, cutoff, integer=False)
@@ -211,8 +222,8 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if key in given:
             raise MeasureError(f"measure {label!r}: parameter {key!r} is given twice")
         given.add(key)
-        if not sep or key not in names or key in ("k", "recall", "p") or key == alias.cutoff:
-            allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
+        if not sep or key not in names or key in _AFTER_AT or key == alias.cutoff:
+            allowed = ", ".join(sorted(names - _AFTER_AT)) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )
@@ -245,7 +256,8 @@ def canonical(label: str) -> str:
     if given:
         text += "(" + ", ".join(f"{k.strip()}={v.strip()}" for k, _, v in given) + ")"
     if cutoff is not None:
-        value = next((measure.values[key] for key in ("k", "recall", "p", "recall_weight")
+        value = next((measure.values[key]
+                      for key in ("k", "recall", "p", "recall_weight", "multiple")
                       if measure.values.get(key) is not None), cutoff)
         text += f"@{value}" if isinstance(value, int) else f"@{value:g}"
     return text
@@ -264,9 +276,10 @@ def trec_eval_name(label: str) -> str | None:
     True
     """
     measure = parse(label)
-    keys = {"cut_int": ("k",), "cut_float": ("recall",), "param_float": ("p", "recall_weight")}
+    keys = {"cut_int": ("k",), "cut_float": ("recall", "multiple"),
+            "param_float": ("p", "recall_weight")}
     for trec in trec_eval.TREC_MEASURES:
-        if trec.measure is None:
+        if trec.measure is None or _ALIASES[trec.measure.lower()].metric != measure.metric.name:
             continue
         # The bare name, where it is a measure string for the same measure (not rbp).
         names = [trec.name] if trec.name in trec_eval.PRINTED_NAMES else []

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -46,6 +46,7 @@ __all__ = [
     "CUTOFF_NAMES",
     "ELEVEN_POINTS",
     "GEOMETRIC_MEAN_FLOOR",
+    "MISSING_ZSCORE",
     "NICKNAMES",
     "PREFS_MEASURES",
     "PREFS_NICKNAMES",
@@ -55,9 +56,11 @@ __all__ = [
     "Line",
     "Selection",
     "TrecMeasure",
+    "ZScores",
     "describe",
     "expand",
     "format_line",
+    "formats",
     "is_spec",
     "lines",
     "measure_strings",
@@ -69,6 +72,7 @@ __all__ = [
     "summary",
     "unjudged_count",
     "unjudged_note",
+    "zscore",
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
@@ -79,6 +83,9 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
+_R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+#: The largest multiple of R rankframe takes (trec_eval's printed name holds 8 characters).
+MAX_R_MULTIPLE = 10000.0
 _PARAMETRISED = ("cut_int", "cut_float", "param_float")
 #: Measures whose parameter may be written trec_eval 10's way, ``name.p=0.8`` (printed
 #: ``name_p=0.8``), besides rankframe's ``name.0.8`` (printed ``name_0.8``).
@@ -113,6 +120,11 @@ class TrecMeasure:
     tie_aware: str | None = None
     #: False for rankframe's additions (not in trec_eval, so not in ``all_trec``).
     trec: bool = True
+    #: The relevance-information format (``-R``) it is computed from: ``"qrels"``, or
+    #: ``"qrels_jg"`` for the judgment-group measures (``-m qrels_jg``), which are averaged
+    #: over judgment groups of the per-group ``group_measure`` and are not in ``all_trec``.
+    rel_format: str = "qrels"
+    group_measure: str | None = None
 
     def names(self, params: tuple[float, ...] | None) -> list[str]:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
@@ -150,6 +162,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("iprec_at_recall", "cut_float", "iprec_at_recall", _RECALL_LEVELS),
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
+    TrecMeasure("Rprec_mult", "cut_float", "rprec_mult", _R_MULTIPLES),
     TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
     TrecMeasure("ndcg", "value", "ndcg", tie_aware="ndcg_ties"),
     TrecMeasure("ndcg_cut", "cut_int", "ndcg", _CUTOFFS, tie_aware="ndcg_ties"),
@@ -158,6 +171,12 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_P", "value", "p"),
     TrecMeasure("set_recall", "value", "recall"),
     TrecMeasure("set_F", "param_float", "set_f", (1.0,)),
+    # Judgment groups (-R qrels_jg): the per-group measure, averaged over a query's groups.
+    TrecMeasure("map_avgjg", "value", rel_format="qrels_jg", group_measure="map"),
+    TrecMeasure("P_avgjg", "cut_int", defaults=_CUTOFFS, rel_format="qrels_jg",
+                group_measure="P"),
+    TrecMeasure("Rprec_mult_avgjg", "cut_float", defaults=_R_MULTIPLES,
+                rel_format="qrels_jg", group_measure="rprec_mult"),
     # trec_eval 10's rbp: graded gains rel / (the query's top grade, if above 1), -l ignored.
     TrecMeasure("rbp", "param_float", "rbp_graded", (0.9,)),
     # rbp_residual, but 0 when no unjudged document was retrieved (see lines()).
@@ -186,18 +205,21 @@ CUTOFF_NAMES: dict[str, str] = {
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G", "dcg",
+    "relstring", "infAP", "gm_bpref", "utility", "binG", "G", "dcg",
     "ideal_dcg", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-    "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
+    "num_nonrel_judged_ret", "yaap",
 )
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                  "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": tuple(m.name for m in TREC_MEASURES if m.trec),  # trec_eval's own set
-    "all": tuple(m.name for m in TREC_MEASURES),  # all_trec and rankframe's additions
+    # trec_eval's own set of measures computed from qrels:
+    "all_trec": tuple(m.name for m in TREC_MEASURES if m.trec and m.rel_format == "qrels"),
+    # all_trec and rankframe's additions:
+    "all": tuple(m.name for m in TREC_MEASURES if m.rel_format == "qrels"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall",
             "set_F"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
 #: trec_eval's preference measures (``-R prefs``, ``-R qrels_prefs``), in its order: the
@@ -317,8 +339,11 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ..
             raise MeasureError(f"-m {spec}: {measure.name} takes {kind}, got {item!r}") from None
         if measure.kind == "cut_int" and value <= 0:
             raise MeasureError(f"-m {spec}: cutoffs must be positive, got {value}")
-        if measure.kind == "cut_float" and not 0 <= value <= 1:
+        if measure.name == "iprec_at_recall" and not 0 <= value <= 1:
             raise MeasureError(f"-m {spec}: recall levels must lie in [0, 1], got {value}")
+        if measure.name.startswith("Rprec_mult") and not 0 < value <= MAX_R_MULTIPLE:
+            raise MeasureError(f"-m {spec}: multiples of R must lie in (0, {MAX_R_MULTIPLE:g}], "
+                               f"got {value}")
         if measure.kind == "param_float" and measure.name == "set_F" and not value > 0:
             raise MeasureError(f"-m {spec}: the recall weight must be > 0, got {value}")
         if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
@@ -478,6 +503,34 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
     return name  # printed trec_eval names parse as rankframe measures
 
 
+def _group_strings(measure: TrecMeasure, params: tuple[float, ...] | None) -> dict[str, str]:
+    """Printed name -> the measure string evaluated per judgment group (``P_avgjg_5`` ->
+    ``P@5``, ``map_avgjg`` -> ``map``, ``Rprec_mult_avgjg_0.20`` -> ``rprec_mult@0.2``)."""
+    names = measure.names(params)
+    if measure.kind == "value":
+        return {names[0]: str(measure.group_measure)}
+    values = params if params is not None else measure.defaults
+    spelt = (int(v) if measure.kind == "cut_int" else v for v in values)
+    return {name: f"{measure.group_measure}@{v!r}"
+            for name, v in zip(names, spelt, strict=True)}
+
+
+def formats(selected: Selection) -> dict[str, list[str]]:
+    """The relevance-information formats (``-R``) the ``selected`` measures are computed
+    from -> those measures' names (runid and num_q need none).
+
+    Examples
+    --------
+    >>> formats(select(["map", "map_avgjg", "num_q"]))
+    {'qrels': ['map'], 'qrels_jg': ['map_avgjg']}
+    """
+    out: dict[str, list[str]] = {}
+    for measure, _ in selected:
+        if measure.kind not in ("runid", "num_q"):
+            out.setdefault(measure.rel_format, []).append(measure.name)
+    return out
+
+
 def measure_strings(selected: Selection, *, trec_eval9: bool = False,
                     ties: Literal["docid", "average"] = "docid") -> dict[str, str]:
     """Printed name -> rankframe measure string for every column ``selected`` needs.
@@ -496,6 +549,9 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
     for measure, params in selected:
         if measure.kind in ("runid", "num_q"):
             continue
+        if measure.group_measure is not None:
+            strings.update(_group_strings(measure, params))
+            continue
         if measure.name == "11pt_avg":
             measure, names = _BY_NAME["iprec_at_recall"], list(ELEVEN_POINTS)
         else:
@@ -504,6 +560,11 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
             strings[name] = _measure_string(measure, name, trec_eval9=trec_eval9, ties=ties)
         if measure.name == "rbp_resid":
             strings.update(RESIDUAL_HELPERS)
+        if measure.name == "Rprec_mult" and ties != "average":
+            # the multiple as given, not as printed (0.25 prints as 0.25, 0.125 as 0.13)
+            values = params if params is not None else measure.defaults
+            strings.update((name, f"rprec_mult@{value!r}")
+                           for name, value in zip(names, values, strict=True))
     return strings
 
 
@@ -511,12 +572,40 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
 
 
 class Line(NamedTuple):
-    """One output line: measure, query (``all`` for a summary), value, printed as integer."""
+    """One output line: measure, query (``all`` for a summary), value, printed as integer;
+    ``zscore``: a z-score (``-Z``), printed after a ``Z`` before the name."""
 
     name: str
     query: str
     value: float | int | str
     integer: bool
+    zscore: bool = False
+
+
+#: What trec_eval prints for a z-score it cannot compute (``-Z``; MISSING_ZSCORE_VALUE).
+MISSING_ZSCORE = -1000000.0
+#: Per query, per printed measure name: (mean, standard deviation), from a z-score file.
+ZScores = Mapping[str, Mapping[str, tuple[float, float]]]
+
+
+def zscore(value: float, qid: str, name: str, zscores: ZScores) -> float:
+    """The z-score ``(value - mean) / stddev`` of measure ``name`` on query ``qid``, as
+    trec_eval's ``-Z`` computes it: :data:`MISSING_ZSCORE` when the file has no mean for
+    the query and measure, and for stddev 0 unless the value equals the mean (then 0).
+
+    Examples
+    --------
+    >>> z = {"301": {"map": (0.25, 0.5), "P_5": (0.2, 0.0)}}
+    >>> zscore(0.5, "301", "map", z), zscore(0.2, "301", "P_5", z), zscore(0.5, "302", "map", z)
+    (0.5, 0.0, -1000000.0)
+    """
+    known = zscores.get(qid, {}).get(name)
+    if known is None:
+        return MISSING_ZSCORE
+    mean, stddev = known
+    if stddev:
+        return (value - mean) / stddev
+    return 0.0 if value == mean else MISSING_ZSCORE
 
 
 def summary(measure: TrecMeasure, values: Sequence[float | int]) -> float | int:
@@ -540,7 +629,8 @@ def summary(measure: TrecMeasure, values: Sequence[float | int]) -> float | int:
 
 def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
           per_query_lines: bool = False, summaries: bool = True, judged_only: bool = False,
-          num_rel_all: int | None = None, printed: pl.Series | None = None) -> list[Line]:
+          num_rel_all: int | None = None, printed: pl.Series | None = None,
+          zscores: ZScores | None = None) -> list[Line]:
     """The lines trec_eval prints, in its order.
 
     ``per_query`` has a ``qid`` column (queries in print order) and one column per printed
@@ -555,6 +645,8 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     ``-c``, the qrels' grades > 0 counted whatever ``-l``) replaces num_rel's sum.
     ``printed`` (booleans, one per query) says whose per-query lines are printed (all by
     default; ``--trec-eval9 -c -q`` leaves out the queries without results).
+    ``zscores`` (``-Z``): every per-query value becomes its :func:`zscore` before it is
+    printed and summarised (counts too: their z-scores are summed and printed as numbers).
     """
     table = per_query
     if any(m.name == "11pt_avg" for m, _ in selected):
@@ -574,6 +666,11 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     columns = {c: table[c].to_list() for c in table.columns}
     printable = [(m, name) for m, params in selected
                  if m.kind not in ("runid", "num_q") for name in m.names(params)]
+    z = zscores is not None
+    if zscores is not None:
+        for _, name in printable:
+            columns[name] = [v if isinstance(v, str) else zscore(v, str(q), name, zscores)
+                             for q, v in zip(queries, columns[name], strict=True)]
     out: list[Line] = []
     shown = [True] * len(queries) if printed is None else printed.to_list()
     if per_query_lines:
@@ -582,20 +679,31 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
                 continue
             for measure, name in printable:
                 if measure.kind != "summary_only":
-                    out.append(Line(name, str(qid), columns[name][i], measure.kind == "count"))
+                    value = columns[name][i]
+                    out.append(Line(name, str(qid), value, measure.kind == "count" and not z,
+                                    z and not isinstance(value, str)))
     if summaries:
         for measure, params in selected:
             if measure.kind == "runid":
                 out.append(Line("runid", "all", runid, False))
             elif measure.kind == "num_q":
-                out.append(Line("num_q", "all", len(queries), True))
+                out.append(Line("num_q", "all", len(queries), not z, z))
             else:
                 for name in measure.names(params):
-                    value = summary(measure, columns[name])
-                    if name == "num_rel" and num_rel_all is not None:
+                    value = (_float_sum(columns[name]) if z and measure.summary == "sum"
+                             else summary(measure, columns[name]))
+                    if name == "num_rel" and num_rel_all is not None and not z:
                         value = num_rel_all
-                    out.append(Line(name, "all", value, measure.kind == "count"))
+                    out.append(Line(name, "all", value, measure.kind == "count" and not z, z))
     return out
+
+
+def _float_sum(values: Sequence[float | int]) -> float:
+    """The sum of ``values`` as doubles, left to right (a count's z-scores under ``-Z``)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def format_line(line: Line) -> str:
@@ -612,7 +720,7 @@ def format_line(line: Line) -> str:
         shown = str(int(line.value))
     else:
         shown = f"{line.value:6.4f}"
-    return f"{line.name:<22}\t{line.query}\t{shown}"
+    return f"{'Z' if line.zscore else ''}{line.name:<22}\t{line.query}\t{shown}"
 
 
 # --------------------------------------------------------------------------- queries

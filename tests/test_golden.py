@@ -17,10 +17,12 @@ EIGHT_1346 = [1, 0, 1, 1, 0, 1, 0, 0]   # relevant at ranks 1, 3, 4, 6; R = 4
 GRADED_52401 = [5, 2, 4, 0, 1]
 
 
-def table(grades: list[int]) -> pl.DataFrame:
+def table(grades: list[int], unretrieved: int = 0) -> pl.DataFrame:
+    """Ranks 1..n with these grades, then ``unretrieved`` relevant rows without a rank."""
     return pl.DataFrame(
-        {"qid": ["q"] * len(grades), "rel": [float(g) for g in grades],
-         "rank": list(range(1, len(grades) + 1))},
+        {"qid": ["q"] * (len(grades) + unretrieved),
+         "rel": [float(g) for g in grades] + [1.0] * unretrieved,
+         "rank": list(range(1, len(grades) + 1)) + [None] * unretrieved},
         schema={"qid": pl.String, "rel": pl.Float64, "rank": pl.Int64},
     )
 
@@ -61,13 +63,20 @@ CASES += [
     (AP_TOP5, "average_precision", {"k": 5, "divisor": "min"}, 0.6042, 4),
 ]
 
+# docs/semantics.md#r_precision_mult: relevant at 1, 3, 5 and one unretrieved, R = 4.
+RPREC_MULT = [1, 0, 1, 0, 1]
+CASES += [
+    (RPREC_MULT, "r_precision_mult", {"multiple": x}, v, 4)
+    for x, v in ((0.2, 1.0), (0.6, 0.6667), (1.0, 0.5), (2.0, 0.375))
+]
 
 def test_worked_examples(face: Face) -> None:
     """All cases in one evaluation per face (one Spark job): case i is query ``c<i>`` of a
     stacked table and measure ``c<i>``; only that cell is compared."""
     cases = [c for c in CASES if supports(face, METRICS[c[1]])]
-    judged = pl.concat([table(grades).with_columns(qid=pl.lit(f"c{i}"))
-                        for i, (grades, *_) in enumerate(cases)])
+    judged = pl.concat([
+        table(grades, 1 if name == "r_precision_mult" else 0).with_columns(qid=pl.lit(f"c{i}"))
+        for i, (grades, name, *_) in enumerate(cases)])
     measures = [measure(METRICS[name], values, f"c{i}")
                 for i, (_, name, values, _, _) in enumerate(cases)]
     result = face.to_polars(face.evaluate(face.native(judged), measures, ["qid"], COLUMNS))

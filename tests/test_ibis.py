@@ -36,8 +36,8 @@ DATA = REPO / "examples" / "data"
 #: One measure string per metric the SQL engines compute (correlations take no string).
 MEASURES = [
     "P@10", "P(divisor=min)@20", "recall@10", "f1@10", "set_F@0.5", "success@5", "mrr",
-    "mrr@3", "map", "map(divisor=min)@10", "map(divisor=found)@10", "Rprec", "bpref",
-    "iprec@0.3", "iprec(rounding=trec_eval9)@0.7", "cg@5", "dcg@5", "dcg_exp@10", "idcg@5",
+    "mrr@3", "map", "map(divisor=min)@10", "map(divisor=found)@10", "Rprec", "rprec_mult@0.6",
+    "bpref", "iprec@0.3", "iprec(rounding=trec_eval9)@0.7", "cg@5", "dcg@5", "dcg_exp@10", "idcg@5",
     "ndcg@10", "ndcg(ideal=retrieved)@10", "ndcg_exp", "num_ret", "num_rel", "num_rel_ret",
     "rbp@0.8", "rbp_graded@0.9", "rbp_graded(max_grade=2)@0.5", "rbp_residual@0.8", "err@20",
     "err(max_grade=2)", "judged@10", "P_ties@10", "recall_ties@10", "dcg_ties@10",

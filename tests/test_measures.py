@@ -204,7 +204,7 @@ def test_a_builders_default_name_is_its_canonical_string(expr: pl.Expr, name: st
 @pytest.mark.parametrize("metric", sorted(METRICS))
 def test_every_builders_default_name_is_canonical(metric: str) -> None:
     spec = METRICS[metric]
-    sample = {"k": 7, "recall": 0.25}
+    sample = {"k": 7, "recall": 0.25, "multiple": 0.4}
     values = {p.name: sample[p.name] for p in spec.required}
     args, kwargs = spec.arguments({c: c for c in spec.columns}, values)
     text = metric + "".join(f"@{v}" for v in values.values())

@@ -129,7 +129,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "penalty": [-0.1, 1.5, float("nan")],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
-               "grade": 3, "flag": True}
+               "grade": 3, "flag": True, "weight": 0.5}
 
 
 def call(face: Callable[..., Any], metric: Metric, values: dict[str, Any]) -> Any:

@@ -48,9 +48,10 @@ PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "weight": [float("nan")],
     "flag": ["yes", 1, None],
 }
-GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8}
+GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
+               "weight": 0.5}
 #: Parameters a measure string sets after '@' (``rbp@0.8``, ``iprec@0.5``), not in (...).
-AFTER_AT = {"p", "recall"}
+AFTER_AT = {"p", "recall", "multiple"}
 
 
 def good_values(metric: Metric) -> dict[str, Any]:

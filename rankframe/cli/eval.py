@@ -1,19 +1,22 @@
 """The ``rankframe eval`` subcommand: a trec_eval drop-in.
 
-``rankframe eval [-q] [-c] [-J] [-l N] [-M N] [-R FORMAT] [-m MEASURE ...] QRELS RUN [RUN ...]``;
-``rankframe eval -h -m NAME`` describes measures.
+``rankframe eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-D N[.QID]] [-R FORMAT]
+[-T FORMAT] [-Z FILE] [-o] [-v] [-m MEASURE ...] QRELS RUN [RUN ...]``; ``rankframe eval
+-h -m NAME`` describes measures.
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
 from :func:`rankframe.analysis.runs.trec_eval_per_query`. ``-m`` also takes rankframe
 measure strings (``ndcg@10``): printed under trec_eval's name for the same measure
 (:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
-trec_eval's measures. This module reads the options and writes the lines (trec, csv or
-json; several runs or parquet: one tidy table, columns run, qid, measure, value).
+trec_eval's measures. ``-R`` picks the relevance-information format (:data:`FORMATS`: how
+to read the file and evaluate a run against it). This module reads the options and writes
+the lines (trec, csv or json; several runs or parquet: one tidy table, columns run, qid,
+measure, value).
 
-Several runs (or a quoted glob pattern) are evaluated against the qrels read once, on a
-thread pool (Polars releases the GIL), and printed in the order given, each as trec_eval
-prints it: the shell loop around trec_eval in one process.
+Several runs (or a quoted glob pattern) are evaluated against the relevance file read once,
+on a thread pool (Polars releases the GIL), and printed in the order given, each as
+trec_eval prints it: the shell loop around trec_eval in one process.
 """
 
 from __future__ import annotations
@@ -23,24 +26,80 @@ import contextlib
 import glob
 import os
 import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NoReturn
 
 import polars as pl
 
-from rankframe import faces, trec_eval
+from rankframe import __version__, faces, groups, trec_eval
 from rankframe.analysis.runs import trec_eval_per_query
 from rankframe.errors import InputError, MeasureError, RankframeError
-from rankframe.io import read_prefs, read_qrels, read_qrels_prefs, read_run
+from rankframe.io import (
+    read_prefs,
+    read_qrels,
+    read_qrels_jg,
+    read_qrels_prefs,
+    read_run,
+    read_zscores,
+)
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
 from rankframe.metrics.prefs import prefs_evaluate
 from rankframe.validation import MAX_CUTOFF
 
-__all__ = ["add_parser", "measure_help", "run", "run_paths", "selection"]
+__all__ = ["FORMATS", "add_parser", "measure_help", "run", "run_paths", "selection"]
 
 
 _QUERIES_ONLY = "num_ret"
+#: The trec_eval release whose output ``rankframe eval`` reproduces (``-v``).
+TREC_EVAL_VERSION = "10.0-rc3"
+
+
+def _qrels_per_query(run: pl.DataFrame, qrels: pl.DataFrame, needed: list[str],
+                     args: argparse.Namespace, name: str) -> pl.DataFrame:
+    return trec_eval_per_query(run, qrels, needed, all_queries=args.c, depth=args.M,
+                               ties=args.ties, threshold=args.l, engine=args.engine,
+                               judged_only=args.J, name=name)
+
+
+def _groups_per_query(run: pl.DataFrame, qrels_jg: pl.DataFrame, needed: list[str],
+                      args: argparse.Namespace, name: str) -> pl.DataFrame:
+    """Each measure per (query, judgment group), then averaged over the query's groups."""
+    if args.ties != "docid":
+        raise RankframeError("-R qrels_jg: --ties average is not available for judgment groups")
+    keyed_run, keyed_qrels, mapping = groups.group_keys(run, qrels_jg)
+    per_group = trec_eval_per_query(keyed_run, keyed_qrels, needed, all_queries=args.c,
+                                    depth=args.M, threshold=args.l, engine=args.engine,
+                                    judged_only=args.J, name=name)
+    return groups.average_groups(groups.unkey(per_group, mapping))
+
+
+#: ``-T`` formats (trec_eval 10 has one).
+RESULTS_FORMATS = ("trec_results",)
+
+
+class _Version(argparse.Action):
+    """``-v``: print the version to stderr and exit 0, as trec_eval does."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> NoReturn:
+        print(f"rankframe eval {__version__} (trec_eval version {TREC_EVAL_VERSION} "
+              "compatible)", file=sys.stderr)
+        parser.exit(0)
+
+
+def _debug(text: str) -> tuple[int, str | None]:
+    """``-D level[.qid]`` as trec_eval reads it: the level, and the one query to evaluate."""
+    level, dot, qid = text.partition(".")
+    try:
+        number = int(level)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a debug level, optionally .QID (e.g. 0 or 1.301), got {text!r}") from None
+    return number, (qid if dot else None)
 
 
 def measure_help() -> str:
@@ -101,10 +160,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("-J", action="store_true",
                         help="judged documents only: results without a grade >= 0 are removed "
                         "from each ranking (after -M) before any measure")
-    parser.add_argument("-R", default="qrels", choices=tuple(FORMATS), metavar="FORMAT",
-                        help="format of the relevance file: qrels (default); prefs (qid jg jsg "
-                        "docid level) or qrels_prefs (qrels read as preferences), for the "
+    parser.add_argument("-R", default="qrels", metavar="FORMAT",
+                        help="format of QRELS: qrels (default; qid iter docid rel); qrels_jg "
+                        "(qid jg docid rel: judgment groups, for -m qrels_jg); prefs (qid jg "
+                        "jsg docid level) or qrels_prefs (qrels read as preferences), for the "
                         "prefs_* measures (-m all_prefs)")
+    parser.add_argument("-T", default="trec_results", metavar="FORMAT",
+                        help="format of RUN: trec_results (the only one, as in trec_eval 10)")
+    parser.add_argument("-Z", metavar="FILE",
+                        help="print z-scores: (value - mean) / stddev per query and measure, "
+                        "from FILE's lines 'qid measure mean stddev' (-1000000 where missing)")
+    parser.add_argument("-N", type=int, default=0, metavar="N",
+                        help="number of documents in the collection (trec_eval -N, which only "
+                        "its utility measure reads; default 0)")
+    parser.add_argument("-D", type=_debug, default=(0, None), metavar="N[.QID]",
+                        help="trec_eval's debug level: no trace is printed; N.QID evaluates "
+                        "query QID only, as trec_eval does")
+    parser.add_argument("-o", action="store_true",
+                        help="old output format: ignored, as by trec_eval 10")
+    parser.add_argument("-v", action=_Version, help="print the version and exit")
     parser.add_argument("--trec-eval9", action="store_true",
                         help="reproduce trec_eval 9.x (and pytrec_eval) where trec_eval 10 "
                         "differs: iprec_at_recall rounds recall levels up (x*R + 0.9); -c -q "
@@ -134,17 +208,19 @@ def _write(lines: list[trec_eval.Line], fmt: str, out: Any) -> None:
     if fmt == "trec":
         for line in lines:
             out.write(trec_eval.format_line(line) + "\n")
-    elif fmt == "csv":
+        return
+    named = [("Z" if line.zscore else "") + line.name for line in lines]
+    if fmt == "csv":
         out.write("measure,qid,value\n")
-        for line in lines:
+        for name, line in zip(named, lines, strict=True):
             text = line.value if isinstance(line.value, str) else repr(line.value)
-            out.write(f"{line.name},{line.query},{text}\n")
+            out.write(f"{name},{line.query},{text}\n")
     else:
         import json  # only this format needs it
 
         per_query: dict[str, dict[str, Any]] = {}
-        for line in lines:
-            per_query.setdefault(line.query, {})[line.name] = line.value
+        for name, line in zip(named, lines, strict=True):
+            per_query.setdefault(line.query, {})[name] = line.value
         summary = per_query.pop("all", {})
         json.dump({"all": summary, "per_query": per_query}, out, indent=1)
         out.write("\n")
@@ -222,6 +298,25 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
     return trec_eval.select(trec_specs) + [(m, None) for m in extra.values()]
 
 
+def _check_formats(selected: trec_eval.Selection, rel_format: str) -> None:
+    """Every selected measure is computed from the ``-R`` format."""
+    for needs, names in trec_eval.formats(selected).items():
+        if needs != rel_format:
+            raise MeasureError(
+                f"-R {rel_format}: {', '.join(names)} "
+                f"{'needs' if len(names) == 1 else 'need'} -R {needs}"
+                + (" (judgment groups: -m qrels_jg)" if rel_format == "qrels_jg" else ""))
+
+
+def _zscores(path: str | None) -> trec_eval.ZScores | None:
+    if path is None:
+        return None
+    table: dict[str, dict[str, tuple[float, float]]] = {}
+    for qid, name, mean, stddev in read_zscores(path).iter_rows():
+        table.setdefault(qid, {})[name] = (mean, stddev)
+    return table
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``-o``), return 0."""
     if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
@@ -237,6 +332,12 @@ def run(args: argparse.Namespace) -> int:
             f"-M must be a positive number of results below 2**63, got {args.M}")
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
+    if args.R not in FORMATS:
+        raise RankframeError(f"-R: unknown relevance format {args.R!r}; "
+                             f"known: {', '.join(FORMATS)}")
+    if args.T not in RESULTS_FORMATS:
+        raise RankframeError(f"-T: unknown results format {args.T!r}; "
+                             f"known: {', '.join(RESULTS_FORMATS)}")
     if args.threads is not None and args.threads < 1:
         raise RankframeError(f"--threads must be at least 1, got {args.threads}")
     paths = run_paths(args.run)
@@ -275,31 +376,40 @@ RunEvaluator = Callable[[str, pl.DataFrame, str], tuple[int, list[trec_eval.Line
 
 
 def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
-    """``-R qrels`` (the default): every measure but the preference ones."""
+    """``-R qrels`` (the default) and ``-R qrels_jg``: every measure but the preference
+    ones (a judgment-group measure needs ``qrels_jg``, the others ``qrels``)."""
     selected = selection(args.m)
+    _check_formats(selected, args.R)
+    zscores = _zscores(args.Z)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
     # runid and num_q alone need only the queries: any measure lists them.
     needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
+    per_query_of = _groups_per_query if args.R == "qrels_jg" else _qrels_per_query
 
     def evaluate_one(path: str, qrels: pl.DataFrame, name: str
                      ) -> tuple[int, list[trec_eval.Line]]:
         run_frame = read_run(path)
         unjudged = trec_eval.unjudged_count(run_frame, qrels)
-        per_query = trec_eval_per_query(run_frame, qrels, needed, all_queries=args.c,
-                                        depth=args.M, ties=args.ties, threshold=args.l,
-                                        engine=args.engine, judged_only=args.J, name=name)
+        per_query = per_query_of(run_frame, qrels, needed, args, name)
         # One column per printed name (two names may share a measure string).
         per_query = per_query.select(
             "qid", *(pl.col(string).alias(printed) for printed, string in strings.items()))
+        _, only = args.D
+        if only is not None:  # -D level.qid: that query alone, as trec_eval
+            per_query = per_query.filter(pl.col("qid") == only)
+            if per_query.height == 0:
+                raise RankframeError(f"-D {args.D[0]}.{only}: no query {only!r} with both "
+                                     "results and relevance info")
         runid = str(run_frame["tag"][0]) if run_frame.height else ""
         # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
-        num_rel_all = int((qrels["rel"] > 0).sum()) if args.c else None
+        num_rel_all = int((qrels["rel"] > 0).sum()) if args.c and only is None else None
         shown = None
         if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
             shown = per_query["qid"].is_in(run_frame["qid"].unique().implode())
         return unjudged, trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                                          summaries=not args.n, judged_only=args.J,
-                                         num_rel_all=num_rel_all, printed=shown)
+                                         num_rel_all=num_rel_all, printed=shown,
+                                         zscores=zscores)
 
     return evaluate_one
 
@@ -343,10 +453,12 @@ def _prefs_evaluator(args: argparse.Namespace) -> RunEvaluator:
 
 #: -R: relevance-file format -> its reader, and what evaluates one run against it.
 _READERS: dict[str, Callable[[str], pl.DataFrame]] = {
-    "qrels": read_qrels, "prefs": read_prefs, "qrels_prefs": read_qrels_prefs}
+    "qrels": read_qrels, "qrels_jg": read_qrels_jg, "prefs": read_prefs,
+    "qrels_prefs": read_qrels_prefs}
 _EVALUATORS: dict[str, Callable[[argparse.Namespace], RunEvaluator]] = {
-    "qrels": _qrels_evaluator, "prefs": _prefs_evaluator, "qrels_prefs": _prefs_evaluator}
-#: The -R choices.
+    "qrels": _qrels_evaluator, "qrels_jg": _qrels_evaluator, "prefs": _prefs_evaluator,
+    "qrels_prefs": _prefs_evaluator}
+#: The -R choices (trec_eval's names).
 FORMATS = tuple(_READERS)
 
 

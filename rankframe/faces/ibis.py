@@ -86,6 +86,7 @@ _NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) 
 #: Metrics that need a window function (running counts, per-query totals, row numbers).
 WINDOWED = frozenset({
     "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
+    "r_precision_mult",
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
     "average_precision_ties", "kendall_tau", "kendall_distance",
 })
@@ -368,6 +369,17 @@ def r_precision(plan: _Plan, threshold: float = 1) -> Final:
                            & (plan.rank(t) <= t[r_row]).fill_null(False))
     r = plan.num_relevant(threshold)
     return lambda a: _ratio(a[top], a[r])
+
+
+def r_precision_mult(plan: _Plan, multiple: float, threshold: float = 1) -> Final:
+    def cut(big_r: Value) -> Value:  # c = floor(x * R + 0.9), in float64 as trec_eval does
+        return (_f(big_r) * float(multiple) + 0.9).floor()
+
+    r_row = plan.total(lambda t: _flag(_relevant(plan.rel(t), threshold)))
+    top = plan.count_where(lambda t: _relevant(plan.rel(t), threshold)
+                           & (plan.rank(t) <= cut(t[r_row])).fill_null(False))
+    r = plan.num_relevant(threshold)
+    return lambda a: _ratio(a[top], cut(a[r]))
 
 
 def bpref(plan: _Plan, threshold: float = 1) -> Final:

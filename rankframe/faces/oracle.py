@@ -179,6 +179,14 @@ def iprec_at_recall(
     return max(precisions, default=0.0)
 
 
+def r_precision_mult(rows: Rows, multiple: float = 1.0, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#r_precision_mult."""
+    cut = math.floor(multiple * _count_relevant(rows, threshold) + 0.9)
+    hits = sum(1 for rel, rank in rows
+               if rank is not None and rank <= cut and _is_relevant(rel, threshold))
+    return hits / cut if cut > 0 else 0.0
+
+
 def cg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
     """Contract: docs/semantics.md#cg."""
     return sum(_gain(rel, gain) for rel, rank in rows if _in_top(rank, k))
@@ -694,6 +702,36 @@ def _judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, 
     unretrieved = sorted((q, d, None, g, None, *blank) for q, d, g in qrels
                          if (q, d) not in retrieved)
     return ranked_rows + unretrieved
+
+
+def judgment_groups(run: Sequence[tuple[Any, Any, float]],
+                    qrels_jg: Sequence[tuple[Any, Any, Any, Any]], depth: int | None = None
+                    ) -> dict[Any, dict[Any, list[Row]]]:
+    """Contract: docs/semantics.md#judgment-groups. Query -> judgment group -> that group's
+    judged rows ``(rel, rank)``: the query's run rows ranked (score descending, docid
+    descending as bytes, the top ``depth`` kept), each with the group's grade or None, then
+    the group's judged documents the run missed, rank None. Queries without judgments are
+    left out; ``run`` holds ``(qid, docid, score)``, ``qrels_jg`` ``(qid, jg, docid, rel)``."""
+    out: dict[Any, dict[Any, list[Row]]] = {}
+    for qid in sorted({q for q, _, _, _ in qrels_jg}):
+        mine = sorted(((d, s + 0.0) for q, d, s in run if q == qid),
+                      key=lambda item: (item[1], _text_order(item[0])), reverse=True)
+        ranked = [d for d, _ in mine][:depth] if depth is not None else [d for d, _ in mine]
+        for jg in sorted({g for q, g, _, _ in qrels_jg if q == qid}, key=_text_order):
+            grades = {d: r for q, g, d, r in qrels_jg if q == qid and g == jg}
+            rows: list[Row] = [(grades.get(d), i) for i, d in enumerate(ranked, start=1)]
+            rows += [(r, None) for d, r in sorted(grades.items()) if d not in ranked]
+            out.setdefault(qid, {})[jg] = rows
+    return out
+
+
+def average_over_groups(values: Mapping[Any, float]) -> float:
+    """Contract: docs/semantics.md#judgment-groups. The mean of one query's per-group
+    values, summed left to right in the byte order of the group ids."""
+    total = 0.0
+    for jg in sorted(values, key=_text_order):
+        total += values[jg]
+    return total / len(values)
 
 
 class OracleFace(PolarsNative):

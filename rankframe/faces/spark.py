@@ -558,6 +558,32 @@ def iprec_at_recall(
     return best.alias(label("iprec_at_recall", recall))
 
 
+@validated(METRICS["r_precision_mult"])
+def r_precision_mult(
+    rel: IntoColumn = "rel",
+    multiple: float = 1.0,
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Precision at a multiple of R (trec_eval ``Rprec_mult_x``): relevant rows with rank
+    <= c divided by c, ``c = floor(multiple * R + 0.9)`` (in double); 0 when c = 0.
+
+    Contract: docs/semantics.md#r_precision_mult.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``rprec_mult@0.2``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    r_count = _count(_relevant(rel_c, threshold))
+    cut = F.floor(r_count.cast("double") * F.lit(float(multiple)) + F.lit(0.9))
+    ranks = _relevant_ranks(rel_c, rank_c, None, threshold)
+    hits = F.size(F.filter(ranks, lambda r: r <= cut))
+    return _ratio(hits, cut).alias(label("r_precision_mult", multiple))
+
+
 # --------------------------------------------------------------------------------------
 # Graded metrics
 # --------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from rankframe.metrics.ranked import (
     bpref,
     iprec_at_recall,
     r_precision,
+    r_precision_mult,
     reciprocal_rank,
 )
 from rankframe.metrics.tied import (
@@ -51,6 +52,7 @@ __all__ = [
     "precision",
     "precision_ties",
     "r_precision",
+    "r_precision_mult",
     "rbo",
     "rbp",
     "rbp_residual",

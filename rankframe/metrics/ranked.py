@@ -273,3 +273,53 @@ def iprec_at_recall(
     precision_at = position / ranks
     best = precision_at.filter(position >= pl.max_horizontal(needed, pl.lit(1.0))).max()
     return best.cast(pl.Float64).fill_null(0.0).alias(label("iprec_at_recall", recall))
+
+
+@validated(METRICS["r_precision_mult"])
+@rank_guarded
+def r_precision_mult(
+    rel: IntoExpr = "rel",
+    multiple: float = 1.0,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Precision at a multiple of R (trec_eval ``Rprec_mult_x``): relevant rows in the top
+    c divided by c, where ``c = floor(multiple * R + 0.9)``; 0 when c = 0.
+
+    Contract: docs/semantics.md#r_precision_mult.
+
+    c is computed in float64, as trec_eval does; a cutoff beyond the rows retrieved counts
+    the missing ranks as non-relevant (``num_rel_ret / c``). ``multiple = 1`` is R-precision.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
+        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
+        row is relevant iff ``rel >= threshold``.
+    multiple
+        The multiple x of R, a finite number > 0 (trec_eval's defaults: 0.2, 0.4, ..., 2.0).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
+        (``pl.col("position") + 1``).
+        :func:`rankframe.evaluate` checks the whole table first.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    Relevant at ranks 1, 3, 5 and one unretrieved, so R = 4; at x = 0.6,
+    c = floor(0.6 * 4 + 0.9) = 3 and the top 3 hold 2 relevant rows: 2 / 3.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, None], "rel": [1, 0, 1, 0, 1, 1]})
+    >>> round(df.select(rf.r_precision_mult("rel", 0.6)).item(), 4)
+    0.6667
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    is_relevant = relevant(rel_e, threshold)
+    cut = (count(is_relevant).cast(pl.Float64) * multiple + 0.9).floor()
+    hits = count(is_relevant & (rank_e <= cut).fill_null(False))
+    return ratio(hits, cut).alias(label("r_precision_mult", multiple))

@@ -162,6 +162,7 @@ _DECLARED = (
            (Param("recall", "recall_level"), THRESHOLD,
             Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
            positive_rows=_always),
+    Metric("r_precision_mult", (Param("multiple", "weight"), THRESHOLD), positive_rows=_always),
     Metric("cg", (K, GAIN), positive_rows=_always),
     Metric("dcg", (K, GAIN), positive_rows=_always),
     Metric("idcg", (K, GAIN, IDEAL), positive_rows=_always),

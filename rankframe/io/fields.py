@@ -1,0 +1,83 @@
+"""Whitespace-separated text files as a table of fields, for the readers of trec_eval's
+other input formats (:mod:`rankframe.io.groups`, :mod:`rankframe.io.zscores`).
+
+A file is read once as :func:`rankframe.io.source.read_text_bytes` reads it (plain or gzip,
+UTF-8 or a byte-order mark, no NUL bytes, lines up to 1 MiB); fields are separated by runs
+of C's ``isspace`` characters, blank lines are skipped, and so are comment lines (first
+non-blank character ``#``) where the format has them. Problems raise
+:class:`rankframe.errors.InputError` naming the file and the 1-based line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import polars as pl
+
+from rankframe.io.source import fail
+
+__all__ = ["INTEGER", "NUMBER", "field", "first_problem", "lines_of", "repeated"]
+
+_BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
+#: An integer as trec_eval's files write one (the pattern rankframe.io.read_qrels accepts).
+INTEGER: Final = r"^[+-]?[0-9]+$"
+#: A decimal number, optionally with an exponent.
+NUMBER: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
+             comments: bool = True) -> pl.DataFrame:
+    """Columns ``line`` (1-based) and ``fields`` (list of str) of every data line of
+    ``data``, each holding exactly ``len(layout)`` fields; raises for the first line that
+    does not, for text that is not UTF-8, and for a file without data lines."""
+    blank = data.translate(_BLANKS)
+    try:
+        text = blank.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = blank.count(b"\n", 0, exc.start) + 1
+        raise fail(source, line, f"not UTF-8 text (byte 0x{blank[exc.start]:02x}); "
+                                 f"is this a {kind} file?") from None
+    table = (
+        pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
+        .with_row_index("line", offset=1)
+        .select(pl.col("line").cast(pl.Int64),
+                pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " "))
+        .filter(pl.col("text") != "")
+    )
+    if comments:
+        table = table.filter(pl.col("text").str.starts_with("#").not_())
+    table = table.select("line", fields=pl.col("text").str.split(" "))
+    if table.height == 0:
+        raise fail(source, None, f"no {kind} lines (the file is empty or holds only blanks"
+                                 + (" and comments)" if comments else ")"))
+    found = pl.col("fields").list.len()
+    first_problem(source, table, pl.when(found != len(layout)).then(pl.format(
+        f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}", found)))
+    return table
+
+
+def field(i: int) -> pl.Expr:
+    """The i-th field (0-based) of the ``fields`` column."""
+    return pl.col("fields").list.get(i, null_on_oob=True)
+
+
+def first_problem(source: Path, frame: pl.DataFrame, problem: pl.Expr) -> None:
+    """Raise for the first line of ``frame`` where ``problem`` (a message, NULL when the
+    line is fine) is set."""
+    first = frame.select("line", problem=problem).drop_nulls("problem").head(1)
+    if first.height:
+        line, message = first.row(0)
+        raise fail(source, line, message)
+
+
+def repeated(frame: pl.DataFrame, key: list[str]) -> tuple[int, int] | None:
+    """(line, earlier line) of the first row whose ``key`` columns repeat an earlier row's,
+    None when all are distinct."""
+    joined = pl.concat_str(key, separator=" ")  # fields hold no spaces: a faithful key
+    again = frame.filter(joined.is_first_distinct().not_()).head(1)
+    if not again.height:
+        return None
+    row = again.row(0, named=True)
+    same = pl.all_horizontal(pl.col(c) == row[c] for c in key)
+    return row["line"], frame.filter(same)["line"][0]

@@ -1,0 +1,46 @@
+-- rf_read_qrels_jg(path) -> TABLE (qid VARCHAR, jg VARCHAR, docid VARCHAR, rel BIGINT)
+--   Contract: docs/semantics.md#judgment-groups.
+--   Reads trec_eval's judgment-group qrels (qid jg docid rel; trec_eval -R qrels_jg): one
+--   row per line, file order. Accepted as by rf_read_qrels: runs of spaces/tabs between
+--   fields, LF or CRLF line endings, blank lines and lines whose first field starts with
+--   '#' (skipped), gzip when the file name ends in .gz.
+--   Checked (the query fails, quoting the line): exactly 4 fields, integer grade.
+--   Not checked (rankframe.io.read_qrels_jg does): a (qid, jg, docid) triple twice, line
+--   numbers in errors. An empty file gives an empty table.
+--   Use: SELECT * FROM rf_judge_groups('run', 'qrels_jg') with
+--        CREATE TABLE qrels_jg AS SELECT * FROM rf_read_qrels_jg('qrels.jg');
+--   Examples (paths relative to the repository root):
+--     SELECT * FROM rf_read_qrels_jg('tests/data/trec_eval/qrels.comments.123.gz') LIMIT 1;
+--     => 301, 0, CR93E-10279, 0
+--     SELECT count(*), count(DISTINCT qid), count(DISTINCT (qid, jg))
+--     FROM rf_read_qrels_jg('tests/data/trec_eval/qrels.comments.123.gz');
+--     => 10362, 3, 9
+CREATE OR REPLACE TEMP MACRO rf_read_qrels_jg(path) AS TABLE
+    WITH lines AS (
+        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
+        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
+                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+    ), fields AS (
+        SELECT line,
+               CASE WHEN len(f) = 4 THEN f
+                    ELSE error('rf_read_qrels_jg: expected 4 fields (qid jg docid rel), found '
+                               || len(f)::VARCHAR || ' in line: ' || line)
+               END AS f
+        FROM lines
+        WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
+    ), parsed AS (
+        SELECT line, f,
+               CASE WHEN regexp_full_match(f[4], '[+-]?[0-9]+')
+                    THEN TRY_CAST(f[4] AS BIGINT) END AS rel
+        FROM fields
+    )
+    SELECT
+        f[1] AS qid,
+        f[2] AS jg,
+        f[3] AS docid,
+        CASE WHEN rel IS NULL
+                 THEN error('rf_read_qrels_jg: relevance grade ''' || f[4]
+                            || ''' is not an integer in line: ' || line)
+             ELSE rel
+        END AS rel
+    FROM parsed;
