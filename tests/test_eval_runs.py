@@ -89,7 +89,7 @@ def test_tidy_table_holds_every_runs_numbers(fmt: str, tmp_path: Path,
         _, out, _ = run_cli(["eval", "-q", *MEASURES, QRELS, path], capsys)
         expected += [(path, qid, name, value) for name, qid, value in _lines(out)]
     target = tmp_path / f"table.{fmt}"
-    status, out, _ = run_cli(["eval", "-q", *MEASURES, "--format", fmt, "-o", str(target),
+    status, out, _ = run_cli(["eval", "-q", *MEASURES, "--format", fmt, "--output", str(target),
                               QRELS, *RUNS], capsys)
     assert status == 0 and out == ""
     if fmt == "csv":

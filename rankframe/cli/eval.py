@@ -194,7 +194,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="output format (default trec: each run as trec_eval prints it); "
                         "csv/json for several runs and parquet: one table with columns run "
                         "(the file as given), qid, measure, value")
-    parser.add_argument("-o", "--output", metavar="FILE",
+    parser.add_argument("--output", metavar="FILE",
                         help="write to FILE instead of stdout")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
@@ -318,7 +318,7 @@ def _zscores(path: str | None) -> trec_eval.ZScores | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``-o``), return 0."""
+    """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``--output``), return 0."""
     if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
         if args.m:
             sys.stdout.write("".join(trec_eval.describe(spec) for spec in args.m))
@@ -344,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
     several = len(paths) > 1 or paths != args.run  # a pattern: the tidy table, named
     tidy = args.format == "parquet" or (several and args.format != "trec")
     if args.format == "parquet" and args.output is None and sys.stdout.isatty():
-        raise RankframeError("--format parquet writes binary data: name a file with -o FILE, "
+        raise RankframeError("--format parquet writes binary data: name a file with --output FILE, "
                              "or redirect stdout")
     evaluate_one = _EVALUATORS[args.R](args)  # checks the options and measures first
     relevance = _READERS[args.R](args.qrels)
@@ -477,7 +477,7 @@ def _evaluate_all(paths: list[str], qrels: pl.DataFrame, lines_of: Any,
 
 
 class _opened:
-    """stdout, or the ``-o`` file (text, or binary for parquet), as a context manager."""
+    """stdout, or the ``--output`` file (text, or binary for parquet), as a context manager."""
 
     def __init__(self, path: str | None, *, binary: bool) -> None:
         self.path, self.binary = path, binary
