@@ -152,8 +152,14 @@ def _param_value(label: str, text: str) -> Any:
             return convert(text)
         except ValueError:
             continue
-    if re.fullmatch(r"[0-9]+:[-+0-9.eE]+(;[0-9]+:[-+0-9.eE]+)*", text):  # G(gains=1:3;2:7)
-        return text
+    if re.fullmatch(r"[0-9]+:[^;:]+(;[0-9]+:[^;:]+)*", text):  # a gain per grade: 1:3;2:7
+        pairs = [item.split(":") for item in text.split(";")]
+        gains: dict[int, Any] = {}
+        for grade, gain in pairs:
+            if int(grade) in gains:
+                raise MeasureError(f"measure {label!r}: grade {grade} is given two gains")
+            gains[int(grade)] = _param_value(label, gain)
+        return gains
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         raise MeasureError(f"measure {label!r}: cannot read parameter value {text!r}")
     return text

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from numbers import Real
@@ -28,7 +27,7 @@ from typing import Any, TypeVar
 
 from rankframe.errors import MeasureError
 
-__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "gain_pairs", "integer"]
+__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "integer"]
 
 T = TypeVar("T", bound=str)
 
@@ -55,6 +54,17 @@ def _finite(value: object) -> bool:
 
 def _boolean(value: object) -> bool:
     return isinstance(value, bool)
+
+
+def _gain_levels(value: Mapping[Any, Any]) -> bool:
+    """Every key an integer grade >= 0, every gain a finite number."""
+    return all(_integer(level) and operator.index(level) >= 0 and _finite(gain)
+               for level, gain in value.items())
+
+
+def _gain_pairs(value: Mapping[Any, Any]) -> tuple[tuple[int, float], ...]:
+    """A gain mapping as (grade, gain) pairs in grade order (hashable, one spelling)."""
+    return tuple(sorted((operator.index(level), float(gain)) for level, gain in value.items()))
 
 
 @dataclass(frozen=True)
@@ -99,53 +109,10 @@ RULES: dict[str, Rule] = {
     "coefficient": Rule("be a finite number", _finite, _always, float),
     "count": Rule("be an integer >= 0", _integer, lambda v: operator.index(v) >= 0,
                   operator.index),
-    "gains": Rule("be a mapping of grades (integers >= 0) to finite gains, or its text "
-                  "'grade:gain;...' (e.g. '1:3.5;2:9')", lambda v: isinstance(v, (str, Mapping)),
-                  lambda v: _gains_or_none(v) is not None,
-                  lambda v: _gains_text(_gains_or_none(v) or ())),
+    # trec_eval's ndcg.1=3,2=9: a gain per grade; the grades left out keep their default gain.
+    "gains": Rule("be a mapping of integer grades >= 0 to finite gains (e.g. {1: 3, 2: 9})",
+                  lambda v: isinstance(v, Mapping), _gain_levels, _gain_pairs),
 }
-
-
-_GAIN_ITEM = re.compile(r"^\s*([0-9]+)\s*:\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*$")
-
-
-def _gains_or_none(value: object) -> tuple[tuple[int, float], ...] | None:
-    """The (grade, gain) pairs of a ``gains`` value, sorted by grade; None when it is not
-    one (a grade not an integer >= 0, a gain not finite, a grade given twice)."""
-    pairs: list[tuple[object, object]]
-    if isinstance(value, str):
-        items = [item for item in value.split(";") if item.strip()]
-        matches = [_GAIN_ITEM.match(item) for item in items]
-        if not items or any(m is None for m in matches):
-            return None
-        pairs = [(int(m[1]), float(m[2])) for m in matches if m is not None]
-    elif isinstance(value, Mapping):
-        pairs = list(value.items())
-    else:
-        return None
-    if not pairs or any(not _integer(g) or operator.index(g) < 0 or not _finite(v)  # type: ignore[arg-type]
-                        for g, v in pairs):
-        return None
-    grades = [operator.index(g) for g, _ in pairs]  # type: ignore[call-overload]
-    if len(set(grades)) != len(grades):
-        return None
-    return tuple(sorted((operator.index(g), float(v)) for g, v in pairs))  # type: ignore[call-overload, arg-type]
-
-
-def _gains_text(pairs: tuple[tuple[int, float], ...]) -> str:
-    return ";".join(f"{g}:{v!r}" for g, v in pairs)
-
-
-def gain_pairs(text: str | None) -> tuple[tuple[int, float], ...]:
-    """The (grade, gain) pairs of a checked ``gains`` value (its text, see the rule
-    ``"gains"``), sorted by grade; () for None (every grade its own gain).
-
-    Examples
-    --------
-    >>> gain_pairs("1:3.5;2:9.0")
-    ((1, 3.5), (2, 9.0))
-    """
-    return () if text is None else _gains_or_none(text) or ()
 
 
 def _choice_rule(choices: Collection[str]) -> Rule:

@@ -27,7 +27,7 @@ from rankframe import validation
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
-    "weight", "coefficient", "count", "gains",
+    "weight", "gains", "coefficient", "count",
 ]
 Aggregate = Literal["mean", "sum"]
 

@@ -9,7 +9,8 @@ The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
 
 import polars as pl
 
@@ -27,11 +28,9 @@ from rankframe.metrics.expr import (
     retrieved,
 )
 from rankframe.metrics.registry import METRICS, validated
-from rankframe.validation import gain_pairs
 
-_RANK_DOC = """rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first."""
+#: A gain per grade: ``{grade: gain}``, or the (grade, gain) pairs it is checked into.
+GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
 
 
 def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
@@ -318,12 +317,12 @@ def bin_g(
         label("bin_g", None))
 
 
-def row_gains(rel: pl.Expr, pairs: Mapping[int, float] | None) -> pl.Expr:
+def row_gains(rel: pl.Expr, gains: GainMap) -> pl.Expr:
     """The gain of each row for G: ``pairs[rel]`` for a grade listed there, else the grade
     itself; 0.0 for NULL and negative grades."""
     grade = rel.cast(pl.Float64)
     value = grade
-    for level, given in (pairs or {}).items():
+    for level, given in dict(gains or ()).items():
         value = pl.when(grade == float(level)).then(pl.lit(float(given))).otherwise(value)
     return pl.when(grade >= 0).then(value).otherwise(pl.lit(0.0)).fill_null(0.0)
 
@@ -334,7 +333,7 @@ def g(
     rel: IntoExpr = "rel",
     *,
     rank: IntoExpr = "rank",
-    gains: str | Mapping[int, float] | None = None,
+    gains: GainMap = None,
 ) -> pl.Expr:
     """G, normalised gain (trec_eval ``G``): ``(1/I) * sum over retrieved positions i with
     g_i != 0 of g_i / log2(2 + C_i - S_i)``; 0 when I = 0.
@@ -355,8 +354,9 @@ def g(
         Rank column (a name or a Polars expression): 1 is the top, unique within a query;
         NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
     gains
-        Gains of some grades, ``{grade: gain}`` or its text ``"1:3.5;2:9"`` (trec_eval's
-        ``-m G.1=3.5,2=9``); other grades gain their own value. Default None: g = rel.
+        Gains of some grades, ``{grade: gain}`` (integer grades >= 0, 0 too; trec_eval's
+        ``-m G.1=3.5,2=9`` is ``{1: 3.5, 2: 9}``); other grades gain their own value.
+        Default None: g = rel.
 
     Examples
     --------
@@ -370,7 +370,7 @@ def g(
     0.2487
     """
     r, c = col(rel), col(rank)
-    gain = row_gains(r, dict(gain_pairs(gains if isinstance(gains, str) else None)))
+    gain = row_gains(r, gains)
     shown = retrieved(c)
     found = gain.filter(shown).sort_by(c.filter(shown))
     ideal = gain.filter(is_judged(r) & (gain > 0)).sort(descending=True)
