@@ -227,7 +227,9 @@ def _verbatim_measure(measure: TrecMeasure, text: str) -> str:
     """The rankframe measure string of utility's or G's ``-m`` parameter text."""
     if measure.kind == "weights":
         a, b, c, d = (float(item) for item in text.split(","))
-        return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r})"
+        # trec_eval 10 scores a -c query without results on a placeholder document, and
+        # zeroes it afterwards only under the plain name "utility".
+        return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, empty=placeholder)"
     pairs = (item.partition("=") for item in text.split(","))
     return "G(gains=" + ";".join(f"{int(g)}:{float(v)!r}" for g, _, v in pairs) + ")"
 

@@ -513,14 +513,16 @@ def set_map(plan: _Plan, threshold: float = 1) -> Final:
 
 
 def utility(plan: _Plan, threshold: float = 1, a: float = 1.0, b: float = -1.0,
-            c: float = 0.0, d: float = 0.0, num_docs: int = 0) -> Final:
+            c: float = 0.0, d: float = 0.0, num_docs: int = 0, empty: str = "counts") -> Final:
     hits, r, n = plan.hits(None, threshold), plan.num_relevant(threshold), plan.num_retrieved()
 
     def value(t: Table) -> Value:
         h, big_r, size = t[hits], t[r], t[n]
+        if empty == "placeholder":
+            size = ibis.greatest(size, 1)
         total = (float(a) * _f(h) + float(b) * _f(size - h) + float(c) * _f(big_r - h)
                  + float(d) * _f(int(num_docs) + h - size - big_r))
-        return ibis.ifelse(size > 0, total, 0.0)
+        return total
 
     return value
 

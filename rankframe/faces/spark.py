@@ -844,15 +844,18 @@ def utility(
     c: float = 0.0,
     d: float = 0.0,
     num_docs: int = 0,
+    empty: Literal["counts", "placeholder"] = "counts",
 ) -> Column:
     """Set utility ``a*hits + b*(n - hits) + c*(R - hits) + d*(num_docs + hits - n - R)``,
-    added left to right; 0 when nothing is retrieved.
+    added left to right; ``empty="placeholder"``: n = 1 when nothing is retrieved.
 
     Contract: docs/semantics.md#utility. trec_eval ``utility`` (``-m utility.a,b,c,d``).
     """
     rel_c, rank_c = _col(rel), _col(rank)
     hits = _hits(rel_c, rank_c, None, threshold)
     n = _count(_retrieved(rank_c))
+    if empty == "placeholder":
+        n = F.greatest(n, F.lit(1).cast("long"))
     big_r = _count(_relevant(rel_c, threshold))
 
     def term(weight: float, cells: Column) -> Column:
@@ -860,7 +863,7 @@ def utility(
 
     value = (term(a, hits) + term(b, n - hits) + term(c, big_r - hits)
              + term(d, F.lit(num_docs).cast("long") + hits - n - big_r))
-    return F.when(n > 0, value).otherwise(F.lit(0.0)).alias(label("utility", None))
+    return value.alias(label("utility", None))
 
 
 @validated(METRICS["num_nonrel_judged_ret"])

@@ -10,7 +10,7 @@ The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 import polars as pl
 
@@ -145,9 +145,10 @@ def utility(
     c: float = 0.0,
     d: float = 0.0,
     num_docs: int = 0,
+    empty: Literal["counts", "placeholder"] = "counts",
 ) -> pl.Expr:
     """Set utility (trec_eval ``utility``): ``a*hits + b*(n - hits) + c*(R - hits) +
-    d*(num_docs + hits - n - R)``, added left to right; 0 when nothing is retrieved.
+    d*(num_docs + hits - n - R)``, added left to right.
 
     Contract: docs/semantics.md#utility.
 
@@ -169,6 +170,10 @@ def utility(
         non-relevant not retrieved documents (any finite numbers).
     num_docs
         Documents in the collection (trec_eval ``-N``), for the last cell; default 0.
+    empty
+        A query with nothing retrieved: ``"counts"`` (default) applies the formula with
+        n = 0; ``"placeholder"`` scores it as if one unjudged document were retrieved
+        (n = 1), as trec_eval 10 does under ``-c`` for ``utility`` with parameters.
 
     Examples
     --------
@@ -183,6 +188,8 @@ def utility(
     r, k = col(rel), col(rank)
     hits = _hits(r, k, None, threshold)
     n = count(retrieved(k))
+    if empty == "placeholder":
+        n = pl.max_horizontal(n, pl.lit(1, dtype=pl.Int64))
     big_r = count(relevant(r, threshold))
 
     def term(weight: float, cells: pl.Expr) -> pl.Expr:
@@ -190,7 +197,7 @@ def utility(
 
     value = (term(a, hits) + term(b, n - hits) + term(c, big_r - hits)
              + term(d, pl.lit(num_docs, dtype=pl.Int64) + hits - n - big_r))
-    return pl.when(n > 0).then(value).otherwise(pl.lit(0.0)).alias(label("utility", None))
+    return value.alias(label("utility", None))
 
 
 @validated(METRICS["num_nonrel_judged_ret"])
