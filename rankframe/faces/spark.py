@@ -917,7 +917,7 @@ def bin_g(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: floa
     positions = F.filter(F.transform(_in_rank_order(rank_c, is_relevant),
                                      lambda y, i: F.when(y, i + 1)), lambda p: p.isNotNull())
     # The (j+1)-th relevant row, at position p, has p - (j + 1) non-relevant rows above.
-    terms = F.transform(positions, lambda p, j: F.lit(1.0) / F.log2((p - j + 1).cast("double")))
+    terms = F.transform(positions, lambda p, j: F.lit(1.0) / _discount(p - j))
     return _ratio(_sum_array(terms), _count(is_relevant)).alias(label("bin_g", None))
 
 
