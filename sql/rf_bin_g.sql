@@ -14,14 +14,14 @@
 -- rankframe.evaluate); rf_bin_g is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_bin_g(rel, rank, threshold := 1) AS
     rf__ratio(
-        coalesce(list_reduce(list_transform(
+        coalesce(list_reduce(list_prepend(0::DOUBLE, list_transform(
             list_filter(
                 list_transform(
                     list(rf__relevant(rel, rf__threshold('rf_bin_g', threshold)) ORDER BY rank)
                         FILTER (WHERE rank IS NOT NULL),
                     lambda is_rel, p: CASE WHEN is_rel THEN p END),
                 lambda p: p IS NOT NULL),
-            lambda p, j: 1 / log2((2 + p - j)::DOUBLE)), lambda x, y: x + y, 0::DOUBLE), 0),
+            lambda p, j: 1 / log2((2 + p - j)::DOUBLE))), lambda x, y: x + y), 0),
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_bin_g(rel, rank, threshold := 1) AS
     CASE WHEN rf__ranks_ok('rf_bin_g', rank) THEN

@@ -31,20 +31,21 @@ CREATE OR REPLACE TEMP MACRO rf__g_gain(rel, gains) AS
     END;
 
 -- G of the retrieved gains in rank order and the ideal gains in descending order: one fold
--- carrying C_i, S_i and the running sum of the terms.
+-- carrying C_i, S_i and the running sum of the terms, from a leading zero cell.
 CREATE OR REPLACE TEMP MACRO rf__g_value(found, ideal) AS
     rf__ratio(
-        list_reduce(list_zip(coalesce(found, []), list_transform(
-                        list_slice(list_concat(coalesce(ideal, []),
-                                               list_transform(coalesce(found, []), lambda g: 0::DOUBLE)),
-                                   1, len(coalesce(found, []))),
-                        lambda x: greatest(x, 1::DOUBLE))),
-                    lambda acc, x: {'c': acc.c + x[2], 's': acc.s + x[1],
-                        't': CASE WHEN x[1] <> 0
-                                  THEN acc.t + x[1] / log2((2 + (acc.c + x[2])) - (acc.s + x[1]))
-                                  ELSE acc.t END},
-                    {'c': 0::DOUBLE, 's': 0::DOUBLE, 't': 0::DOUBLE}).t,
-        list_reduce(coalesce(ideal, []), lambda a, b: a + b, 0::DOUBLE));
+        list_reduce(list_prepend({'c': 0::DOUBLE, 's': 0::DOUBLE, 't': 0::DOUBLE},
+                        list_transform(list_zip(coalesce(found, []), list_transform(
+                            list_slice(list_concat(coalesce(ideal, []),
+                                                   list_transform(coalesce(found, []), lambda g: 0::DOUBLE)),
+                                       1, len(coalesce(found, []))),
+                            lambda x: greatest(x, 1::DOUBLE))),
+                        lambda x: {'c': x[2], 's': x[1], 't': 0::DOUBLE})),
+                    lambda acc, x: {'c': acc.c + x.c, 's': acc.s + x.s,
+                        't': CASE WHEN x.s <> 0
+                                  THEN acc.t + x.s / log2((2 + (acc.c + x.c)) - (acc.s + x.s))
+                                  ELSE acc.t END}).t,
+        list_reduce(list_prepend(0::DOUBLE, coalesce(ideal, [])), lambda a, b: a + b));
 
 -- rf__unchecked_g: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_g is the guarded macro.
