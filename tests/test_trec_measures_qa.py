@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from rankframe import trec_eval as te
 from rankframe.cli import main
+from rankframe.errors import MeasureError
 from tests.trec_data import TrecCase, trec_cases
 
 BINARY = Path(os.environ.get("RANKFRAME_TREC_EVAL", "/tmp/te/trec_eval"))
@@ -21,9 +23,9 @@ BINARY = Path(os.environ.get("RANKFRAME_TREC_EVAL", "/tmp/te/trec_eval"))
 TEST_FILES = Path(os.environ.get("RANKFRAME_TREC_EVAL_SOURCE",
                                  "/work/shared/reference/trec_eval")) / "test"
 
-pytestmark = pytest.mark.skipif(not BINARY.is_file(),
-                                reason=f"no trec_eval 10 binary at {BINARY} "
-                                       "(build it with make; RANKFRAME_TREC_EVAL names it)")
+needs_binary = pytest.mark.skipif(not BINARY.is_file(),
+                                  reason=f"no trec_eval 10 binary at {BINARY} "
+                                         "(build it with make; RANKFRAME_TREC_EVAL names it)")
 
 MEASURES = ["-m", "utility", "-m", "utility.2,-1,-0.5,0.25", "-m", "binG", "-m", "G",
             "-m", "G.1=3,2=7,0=1", "-m", "relative_P", "-m", "set_relative_P", "-m", "set_map",
@@ -46,6 +48,7 @@ def rankframe_eval(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
+@needs_binary
 @pytest.mark.skipif(not TEST_FILES.is_dir(), reason=f"no trec_eval test files in {TEST_FILES}")
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
@@ -57,6 +60,7 @@ def test_trec_eval_test_files(options: list[str], engine: str,
     assert rankframe_eval(["--engine", engine, *options, *MEASURES, *files], capsys) == expected
 
 
+@needs_binary
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=trec_cases())
@@ -73,3 +77,19 @@ def test_generated_runs_and_qrels(case: TrecCase, tmp_path_factory: pytest.TempP
             got = rankframe_eval(["--engine", engine, *options, *MEASURES, str(qrels), str(run)],
                                  capsys)
             assert got == expected, f"{engine} {' '.join(options)}"
+
+
+def test_parameter_forms() -> None:
+    """utility's four weights and G's grade=gain pairs are printed as written and become
+    measure strings; the first -m with parameters wins; malformed ones are refused."""
+    chosen = te.select(["G.1=3.5,2=9", "utility.2,-1,0,0", "G.1=1", "unj"])
+    assert [n for m, p in chosen for n in m.names(p)] == [
+        "utility_2,-1,0,0", "G_1=3.5,2=9", "unj_5", "unj_10", "unj_20"]
+    assert te.measure_strings(chosen)["G_1=3.5,2=9"] == "G(gains=1:3.5;2:9.0)"
+    assert te.measure_strings(chosen)["utility_2,-1,0,0"] == (
+        "utility(a=2.0, b=-1.0, c=0.0, d=0.0, empty=placeholder)")
+    for bad, says in [("utility.2,-1", "exactly 4 numbers"), ("utility.a,b,c,d", "a number"),
+                      ("G.x=3", "grade=gain"), ("G.-1=2", "grade=gain"),
+                      ("G.1=3,1=4", "two gains")]:
+        with pytest.raises(MeasureError, match=says):
+            te.select([bad])
