@@ -56,7 +56,8 @@ class Measure:
 _ALIASES: dict[str, Alias] = {}
 #: Each alias's canonical name: the first one registered, as :func:`canonical` writes it.
 _CANONICAL: dict[Alias, str] = {}
-_SPELLING = {"p": "P", "p_ties": "P_ties", "set_f": "set_F"}
+_SPELLING = {"p": "P", "p_ties": "P_ties", "set_f": "set_F", "relative_p": "relative_P",
+             "bing": "binG", "g": "G", "unj": "unj"}
 
 
 def _alias(names: str, alias: Alias) -> None:
@@ -71,6 +72,12 @@ _alias("recall r", Alias("recall", help="recall@k; k absent = set recall"))
 _alias("f1 f", Alias("f1", help="F1@k, harmonic mean of P@k and recall@k"))
 _alias("set_f", Alias("f1", cutoff="beta",
                       help="set F of the whole list; set_F@x weighs recall x = beta^2 times"))
+_alias("relative_p relative_precision",
+       Alias("relative_precision",
+             help="relative precision hits@k / min(k, R); k absent: hits / min(n, R)"))
+_alias("set_map", Alias("set_map", cutoff=None, help="set precision x set recall"))
+_alias("utility", Alias("utility", cutoff=None,
+                        help="set utility a*hits + b*nonrel_ret + c*rel_unret + d*nonrel_unret"))
 _alias("success hit_rate hits", Alias("hit_rate", help="1 if a relevant row is in the top k"))
 _alias("mrr rr recip_rank reciprocal_rank",
        Alias("reciprocal_rank", help="reciprocal rank of the first relevant row (within k)"))
@@ -88,9 +95,14 @@ _alias("dcg", Alias("dcg", help="discounted cumulative gain (linear gain)"))
 _alias("dcg_exp", Alias("dcg", (("gain", "exponential"),), help="DCG with 2^rel - 1 gain"))
 _alias("idcg", Alias("idcg", help="ideal DCG"))
 _alias("cg", Alias("cg", help="cumulative gain"))
+_alias("bing bin_g", Alias("bin_g", cutoff=None,
+                           help="binary G: relevant rows weighted 1/log2(2 + non-relevant above)"))
+_alias("g", Alias("g", cutoff=None, help="G, trec_eval's normalised gain (G(gains=1:3;2:7))"))
 _alias("num_ret", Alias("num_ret", help="rows retrieved (summed over queries)"))
 _alias("num_rel", Alias("num_rel", cutoff=None, help="relevant rows (summed over queries)"))
 _alias("num_rel_ret", Alias("num_rel_ret", help="relevant rows retrieved (summed)"))
+_alias("num_nonrel_judged_ret",
+       Alias("num_nonrel_judged_ret", help="judged non-relevant rows retrieved (summed)"))
 _alias("rbp", Alias("rbp", cutoff="p",
                     help="rank-biased precision with persistence p (rbp@0.8); binary"))
 _alias("rbp_graded", Alias("rbp", (("graded", True),), cutoff="p",
@@ -99,6 +111,7 @@ _alias("rbp_residual rbp_resid", Alias("rbp_residual", cutoff="p",
                                        help="RBP residual: weight left to unjudged rows"))
 _alias("err", Alias("err", help="expected reciprocal rank (@k), max grade 4"))
 _alias("judged", Alias("judged", help="share of the top k that is judged"))
+_alias("unj unjudged", Alias("unjudged", help="unjudged rows in the top k, divided by k"))
 _alias("p_ties precision_ties", Alias("precision_ties", help="P@k, expected over tied scores"))
 _alias("recall_ties", Alias("recall_ties", help="recall@k, expected over tied scores"))
 _alias("dcg_ties", Alias("dcg_ties", help="DCG@k, expected over tied scores"))
@@ -142,6 +155,14 @@ def _param_value(label: str, text: str) -> Any:
             return convert(text)
         except ValueError:
             continue
+    if re.fullmatch(r"[0-9]+:[^;:]+(;[0-9]+:[^;:]+)*", text):  # a gain per grade: 1:3;2:7
+        pairs = [item.split(":") for item in text.split(";")]
+        gains: dict[int, Any] = {}
+        for grade, gain in pairs:
+            if int(grade) in gains:
+                raise MeasureError(f"measure {label!r}: grade {grade} is given two gains")
+            gains[int(grade)] = _param_value(label, gain)
+        return gains
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         raise MeasureError(f"measure {label!r}: cannot read parameter value {text!r}")
     return text

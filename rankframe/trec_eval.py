@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
-               "num_q"]
+               "num_q", "weights", "gain_pairs"]
 
 #: Floor applied before the logarithm of geometric-mean measures (trec_eval's MIN_GEO_MEAN).
 GEOMETRIC_MEAN_FLOOR = 1e-5
@@ -102,6 +102,11 @@ class Spelled(float):
         number = super().__new__(cls, value)
         number.text = text
         return number
+
+
+#: Kinds whose parameters are one text, printed verbatim after the name as trec_eval does
+#: (``utility_2,-1,0,0``, ``G_1=3.5,2=9``): utility's four weights, G's grade=gain pairs.
+_VERBATIM = ("weights", "gain_pairs")
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,8 @@ class TrecMeasure:
         if self.kind == "param_float" and params is not None:
             return [f"{self.name}_{v.text}" if isinstance(v, Spelled) else f"{self.name}_{v:g}"
                     for v in params]
+        if self.kind in _VERBATIM and params is not None:
+            return [f"{self.name}_{params[0]}"]
         return [self.name]
 
     @property
@@ -163,14 +170,21 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
     TrecMeasure("Rprec_mult", "cut_float", "rprec_mult", _R_MULTIPLES),
+    TrecMeasure("utility", "weights", "utility"),
     TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
+    TrecMeasure("binG", "value", "bing"),
+    TrecMeasure("G", "gain_pairs", "g"),
     TrecMeasure("ndcg", "value", "ndcg", tie_aware="ndcg_ties"),
     TrecMeasure("ndcg_cut", "cut_int", "ndcg", _CUTOFFS, tie_aware="ndcg_ties"),
     TrecMeasure("map_cut", "cut_int", "map", _CUTOFFS, tie_aware="map_ties"),
+    TrecMeasure("relative_P", "cut_int", "relative_p", _CUTOFFS),
     TrecMeasure("success", "cut_int", "success", (1, 5, 10)),
     TrecMeasure("set_P", "value", "p"),
+    TrecMeasure("set_relative_P", "value", "relative_p"),
     TrecMeasure("set_recall", "value", "recall"),
+    TrecMeasure("set_map", "value", "set_map"),
     TrecMeasure("set_F", "param_float", "set_f", (1.0,)),
+    TrecMeasure("num_nonrel_judged_ret", "count", "num_nonrel_judged_ret"),
     # Judgment groups (-R qrels_jg): the per-group measure, averaged over a query's groups.
     TrecMeasure("map_avgjg", "value", rel_format="qrels_jg", group_measure="map"),
     TrecMeasure("P_avgjg", "cut_int", defaults=_CUTOFFS, rel_format="qrels_jg",
@@ -181,6 +195,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("rbp", "param_float", "rbp_graded", (0.9,)),
     # rbp_residual, but 0 when no unjudged document was retrieved (see lines()).
     TrecMeasure("rbp_resid", "param_float", "rbp_residual", (0.9,)),
+    TrecMeasure("unj", "cut_int", "unj", (5, 10, 20)),
     # rankframe's additions, after trec_eval's own measures:
     TrecMeasure("err", "value", "err", trec=False),
     TrecMeasure("err_cut", "cut_int", "err", (5, 10, 20), trec=False),
@@ -205,9 +220,7 @@ CUTOFF_NAMES: dict[str, str] = {
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "infAP", "gm_bpref", "utility", "binG", "G", "dcg",
-    "ideal_dcg", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-    "num_nonrel_judged_ret", "yaap",
+    "relstring", "infAP", "gm_bpref", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "yaap",
 )
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -322,6 +335,51 @@ def describe(spec: str) -> str:
 # --------------------------------------------------------------------------- -m syntax
 
 
+def _number(spec: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise MeasureError(f"-m {spec}: expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise MeasureError(f"-m {spec}: expected a finite number, got {text!r}")
+    return value
+
+
+def _verbatim_params(spec: str, measure: TrecMeasure, text: str) -> tuple[str]:
+    """utility's ``a,b,c,d`` or G's ``grade=gain,...``, checked, kept as written."""
+    items = text.split(",")
+    if measure.kind == "weights":
+        if len(items) != 4:
+            raise MeasureError(f"-m {spec}: utility takes exactly 4 numbers a,b,c,d (the "
+                               f"weights of rel_ret, nonrel_ret, rel_unret, nonrel_unret), "
+                               f"got {len(items)}")
+        for item in items:
+            _number(spec, item)
+        return (text,)
+    grades: set[int] = set()
+    for item in items:
+        grade, eq, gain = item.partition("=")
+        if not eq or not grade.strip().isdigit():
+            raise MeasureError(f"-m {spec}: {measure.name} takes grade=gain pairs with integer "
+                               f"grades >= 0 (e.g. {measure.name}.1=3.5,2=9), got {item!r}")
+        if int(grade) in grades:
+            raise MeasureError(f"-m {spec}: grade {int(grade)} is given two gains")
+        grades.add(int(grade))
+        _number(spec, gain)
+    return (text,)
+
+
+def _verbatim_measure(measure: TrecMeasure, text: str) -> str:
+    """The rankframe measure string of utility's or G's ``-m`` parameter text."""
+    if measure.kind == "weights":
+        a, b, c, d = (float(item) for item in text.split(","))
+        # trec_eval 10 scores a -c query without results on a placeholder document, and
+        # zeroes it afterwards only under the plain name "utility".
+        return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, empty=placeholder)"
+    pairs = (item.partition("=") for item in text.split(","))
+    return "G(gains=" + ";".join(f"{int(g)}:{float(v)!r}" for g, _, v in pairs) + ")"
+
+
 def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ...]:
     if measure.kind not in _PARAMETRISED:
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
@@ -388,6 +446,10 @@ def select(specs: Sequence[str] | None) -> Selection:
                 f"-m {spec}: unknown measure {root!r}; supported: {', '.join(_BY_NAME)}, "
                 f"or a nickname: {', '.join(NICKNAMES)}"
             )
+        if dot and measure.kind in _VERBATIM:  # as trec_eval: the first -m with parameters
+            if chosen.get(root) is None:
+                chosen[root] = set(_verbatim_params(spec, measure, params))  # type: ignore[arg-type]
+            continue
         if dot:
             values = set(_parse_params(spec, measure, params))
             if root in chosen:  # also chosen before: with its defaults, or its own params
@@ -469,7 +531,8 @@ def spec_of(name: str) -> str:
     if name in _BY_NAME:
         return name
     for measure in sorted(TREC_MEASURES, key=lambda m: -len(m.name)):  # rbp_resid before rbp
-        if measure.kind in _PARAMETRISED and name.startswith(measure.name + "_"):
+        if (measure.kind in _PARAMETRISED or measure.kind in _VERBATIM) and name.startswith(
+                measure.name + "_"):
             return f"{measure.name}.{name[len(measure.name) + 1:]}"
     raise MeasureError(f"{name!r} is not a printed trec_eval measure name")
 
@@ -489,6 +552,8 @@ def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> 
 def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
     """The rankframe measure string behind one printed trec_eval name."""
     suffix = name[len(measure.name):].lstrip("_")
+    if measure.kind in _VERBATIM and suffix and ties != "average":
+        return _verbatim_measure(measure, suffix)
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         root = measure.name if measure.name in PRINTED_NAMES else measure.measure
         return f"{root}@{suffix.removeprefix('p=') or measure.defaults[0]}"

@@ -312,7 +312,8 @@ def test_eval_takes_rankframe_measure_strings(engine: str,
 def test_eval_all_trec_is_trec_eval_set_and_all_adds_rankframe(
         capsys: pytest.CaptureFixture[str]) -> None:
     # trec_eval 9's measures rankframe computes (measures.c), and rankframe's own.
-    trec_eval_names = [*ORDER, "rbp", "rbp_resid"]
+    trec_eval_names = [*ORDER, "rbp", "rbp_resid", "utility", "binG", "G", "relative_P",
+                       "set_relative_P", "set_map", "num_nonrel_judged_ret", "unj"]
     ours = ["err", "err_cut", "judged"]
     known = sorted(trec_eval_names + ours, key=len, reverse=True)
 

@@ -87,3 +87,39 @@ def test_worked_examples(face: Face) -> None:
         if abs(rows[f"c{i}"][f"c{i}"] - expected) > 0.5 * 10**-decimals
     ]
     assert not wrong, f"{face.name}: " + "; ".join(wrong)
+
+
+# docs/semantics.md#trec_evals-set-and-gain-measures: ranks 1-6 graded 1, 0, NULL, 2, 0, -1,
+# unretrieved rows graded 2, 1, 0 (n = 6, R = 4, hits = 2); trec_eval 10 prints the same.
+TREC_RANKED: list[float | None] = [1, 0, None, 2, 0, -1]
+TREC_UNRETRIEVED = [2, 1, 0]
+TREC_CASES: list[tuple[str, dict[str, Any], float, int]] = [
+    *[("relative_precision", {"k": k}, v, 4)
+      for k, v in [(1, 1.0), (2, 0.5), (3, 0.3333), (5, 0.5), (10, 0.5), (None, 0.5)]],
+    ("set_map", {}, 0.1667, 4),
+    ("utility", {}, -2.0, 4),
+    ("utility", {"a": 2, "c": -0.5}, -1.0, 4),
+    ("num_nonrel_judged_ret", {"k": None}, 2, 0),
+    ("num_nonrel_judged_ret", {"k": 3}, 1, 0),
+    *[("unjudged", {"k": k}, v, 4)
+      for k, v in [(2, 0.0), (3, 0.3333), (5, 0.2), (10, 0.2), (None, 0.3333)]],
+    ("bin_g", {}, 0.375, 4),
+    ("g", {}, 0.2487, 4),
+    ("g", {"gains": {2: 5}}, 0.1711, 4),
+]
+
+
+def test_trec_eval_measures_worked_example(face: Face) -> None:
+    cases = [c for c in TREC_CASES if supports(face, METRICS[c[0]])]
+    rel = [*TREC_RANKED, *TREC_UNRETRIEVED]
+    rank = [*range(1, len(TREC_RANKED) + 1), *[None] * len(TREC_UNRETRIEVED)]
+    judged = pl.DataFrame({"qid": ["q"] * len(rel), "rel": rel, "rank": rank},
+                          schema={"qid": pl.String, "rel": pl.Float64, "rank": pl.Int64})
+    measures = [measure(METRICS[name], values, f"c{i}")
+                for i, (name, values, _, _) in enumerate(cases)]
+    result = face.to_polars(face.evaluate(face.native(judged), measures, ["qid"], COLUMNS))
+    row = result.row(0, named=True)
+    wrong = [f"{name}{values}: {row[f'c{i}']} vs {expected}"
+             for i, (name, values, expected, decimals) in enumerate(cases)
+             if abs(row[f"c{i}"] - expected) > 0.5 * 10**-decimals]
+    assert not wrong, f"{face.name}: " + "; ".join(wrong)

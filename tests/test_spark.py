@@ -127,6 +127,9 @@ BAD_VALUES: dict[str, list[Any]] = {
     "flag": [1, "yes", None],
     "weight": [0, -2, float("nan")],
     "penalty": [-0.1, 1.5, float("nan")],
+    "coefficient": [float("nan"), "1"],
+    "count": [-1, 2.5],
+    "gains": ["x", {0: float("inf")}, {-1: 1.0}],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "grade": 3, "flag": True, "weight": 0.5}

@@ -35,6 +35,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "grade": [0, -2],
     "penalty": [-0.5, 1.5],
     "weight": [0, -2],
+    "count": [-1, 2.5],
 }
 #: Bad values that only the Python faces can be given (wrong types, NaN, infinity).
 PYTHON_ONLY_BAD: dict[str, list[Any]] = {
@@ -47,6 +48,8 @@ PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "penalty": [None],
     "weight": [float("nan")],
     "flag": ["yes", 1, None],
+    "coefficient": [float("nan"), float("inf"), "1", None],
+    "gains": [{1: float("nan")}, {0.5: 1.0}, {-1: 2.0}, "1:2", 3],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "weight": 0.5}

@@ -88,10 +88,16 @@ WINDOWED = frozenset({
     "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
     "r_precision_mult",
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
-    "average_precision_ties", "kendall_tau", "kendall_distance",
+    "average_precision_ties", "kendall_tau", "kendall_distance", "bin_g",
 })
 #: Metrics that need a generated series per query (an unnested integer range).
 SERIES = frozenset({"rbo"})
+_NO_POSITIONAL_IDEAL = ("G's cost C_i pairs the i-th retrieved row with the first i ideal "
+                        "gains: a positional non-equi join per query that this face's "
+                        "single-table plan does not express (use the Polars, DuckDB or "
+                        "Spark face)")
+#: Metrics no Ibis backend computes here, with the reason.
+NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL}
 
 
 #: Measure families outside the registry that the Ibis faces lack, with the reason (as
@@ -111,7 +117,7 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
     backend
         An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
     """
-    out: dict[str, str] = {}
+    out: dict[str, str] = dict(NOT_EXPRESSED)
     if backend == "sqlite":
         out |= dict.fromkeys(SERIES, _NO_SERIES)
     if backend == "polars":
@@ -510,6 +516,60 @@ def judged(plan: _Plan, k: int | None) -> Final:
     if k is None:
         return lambda a: _ratio(a[top], a[n])
     return lambda a: _ratio(a[top], ibis.least(a[n], k))
+
+
+# --- trec_eval's contingency and gain measures -------------------------------------------
+
+
+def relative_precision(plan: _Plan, k: int | None, threshold: float = 1) -> Final:
+    hits, r, n = plan.hits(k, threshold), plan.num_relevant(threshold), plan.num_retrieved()
+    if k is None:
+        return lambda a: _ratio(a[hits], ibis.least(a[n], a[r]))
+    return lambda a: _ratio(a[hits], ibis.least(a[r], k))
+
+
+def set_map(plan: _Plan, threshold: float = 1) -> Final:
+    hits, r, n = plan.hits(None, threshold), plan.num_relevant(threshold), plan.num_retrieved()
+    return lambda a: _ratio(a[hits] * a[hits], a[n] * a[r])
+
+
+def utility(plan: _Plan, threshold: float = 1, a: float = 1.0, b: float = -1.0,
+            c: float = 0.0, d: float = 0.0, num_docs: int = 0, empty: str = "counts") -> Final:
+    hits, r, n = plan.hits(None, threshold), plan.num_relevant(threshold), plan.num_retrieved()
+
+    def value(t: Table) -> Value:
+        h, big_r, size = t[hits], t[r], t[n]
+        if empty == "placeholder":
+            size = ibis.greatest(size, 1)
+        total = (float(a) * _f(h) + float(b) * _f(size - h) + float(c) * _f(big_r - h)
+                 + float(d) * _f(int(num_docs) + h - size - big_r))
+        return total
+
+    return value
+
+
+def num_nonrel_judged_ret(plan: _Plan, k: int | None, threshold: float = 1) -> Final:
+    count = plan.count_where(lambda t: _retrieved(plan.rank(t), k) & (
+        (plan.rel(t) >= 0) & (plan.rel(t) < threshold)).fill_null(False))
+    return lambda a: a[count]
+
+
+def unjudged(plan: _Plan, k: int | None) -> Final:
+    top = plan.count_where(lambda t: _retrieved(plan.rank(t), k) & ~_judged(plan.rel(t)))
+    if k is None:
+        n = plan.num_retrieved()
+        return lambda a: _ratio(a[top], a[n])
+    return lambda a: _f(a[top]) / float(k)
+
+
+def bin_g(plan: _Plan, threshold: float = 1) -> Final:
+    above = plan.running(lambda t: _flag(plan.rank(t).notnull()
+                                         & ~_relevant(plan.rel(t), threshold)),
+                         lambda t: plan.rank(t))
+    total = plan.agg(lambda t: _sum(1.0 / _discount(_f(t[above]) + 1.0, plan.backend),
+                                    _relevant(plan.rel(t), threshold) & plan.rank(t).notnull()))
+    r = plan.num_relevant(threshold)
+    return lambda a: _ratio(a[total], a[r])
 
 
 # --- rank correlation ------------------------------------------------------------------

@@ -276,6 +276,84 @@ def judged(rows: Rows, k: int | None = None) -> float:
     return top / denominator if denominator else 0.0
 
 
+# --- trec_eval's contingency and gain measures ------------------------------------------
+
+
+def relative_precision(rows: Rows, k: int | None = None, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#relative_precision."""
+    big_r = _count_relevant(rows, threshold)
+    size = num_ret(rows) if k is None else k
+    denominator = min(size, big_r)
+    return _hits(rows, k, threshold) / denominator if denominator else 0.0
+
+
+def set_map(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#set_map."""
+    hits, n, big_r = _hits(rows, None, threshold), num_ret(rows), _count_relevant(rows, threshold)
+    return hits * hits / (n * big_r) if n and big_r else 0.0
+
+
+def utility(rows: Rows, threshold: float = 1, a: float = 1.0, b: float = -1.0, c: float = 0.0,
+            d: float = 0.0, num_docs: int = 0, empty: str = "counts") -> float:
+    """Contract: docs/semantics.md#utility."""
+    hits, n, big_r = _hits(rows, None, threshold), num_ret(rows), _count_relevant(rows, threshold)
+    if n == 0 and empty == "placeholder":  # one unjudged document, as trec_eval 10's -c
+        n = 1
+    return (a * float(hits) + b * float(n - hits) + c * float(big_r - hits)
+            + d * float(num_docs + hits - n - big_r))
+
+
+def num_nonrel_judged_ret(rows: Rows, k: int | None = None, threshold: float = 1) -> int:
+    """Contract: docs/semantics.md#num_nonrel_judged_ret."""
+    return sum(1 for rel, rank in rows
+               if _in_top(rank, k) and rel is not None and 0 <= rel < threshold)
+
+
+def unjudged(rows: Rows, k: int | None = None) -> float:
+    """Contract: docs/semantics.md#unjudged."""
+    top = sum(1 for rel, rank in rows if _in_top(rank, k) and (rel is None or rel < 0))
+    denominator = num_ret(rows) if k is None else k
+    return top / denominator if denominator else 0.0
+
+
+def bin_g(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#bin_g."""
+    big_r = _count_relevant(rows, threshold)
+    total = 0.0
+    nonrelevant_above = 0
+    for rel, _ in _retrieved(rows):
+        if _is_relevant(rel, threshold):
+            total += 1.0 / math.log2(2 + nonrelevant_above)
+        else:
+            nonrelevant_above += 1
+    return total / big_r if big_r else 0.0
+
+
+def _g_gain(rel: float | None, pairs: Mapping[int, float]) -> float:
+    if rel is None or rel < 0:
+        return 0.0
+    return float(pairs[int(rel)]) if rel == int(rel) and int(rel) in pairs else float(rel)
+
+
+def g(rows: Rows, gains: Mapping[int, float] | Sequence[tuple[int, float]] | None = None
+      ) -> float:
+    """Contract: docs/semantics.md#g."""
+    pairs = dict(gains or ())
+    ideal = sorted((_g_gain(rel, pairs) for rel, _ in rows
+                    if rel is not None and rel >= 0 and _g_gain(rel, pairs) > 0), reverse=True)
+    spent = found = total = 0.0
+    for i, (rel, _) in enumerate(_retrieved(rows)):
+        gain = _g_gain(rel, pairs)
+        spent += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        found += gain
+        if gain != 0:
+            total += gain / math.log2(2 + spent - found)
+    best = 0.0
+    for gain in ideal:
+        best += gain
+    return total / best if best > 0 else 0.0
+
+
 # --- correlation and overlap (rows are (x, y) or (rank_a, rank_b)) -------------------------
 
 Pair = tuple[float | None, float | None]

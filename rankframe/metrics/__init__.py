@@ -27,17 +27,28 @@ from rankframe.metrics.tied import (
     recall_ties,
     reciprocal_rank_ties,
 )
+from rankframe.metrics.trec import (
+    bin_g,
+    g,
+    num_nonrel_judged_ret,
+    relative_precision,
+    set_map,
+    unjudged,
+    utility,
+)
 from rankframe.metrics.user import err, judged, rbp, rbp_residual
 
 __all__ = [
     "average_precision",
     "average_precision_ties",
+    "bin_g",
     "bpref",
     "cg",
     "dcg",
     "dcg_ties",
     "err",
     "f1",
+    "g",
     "hit_rate",
     "idcg",
     "iprec_at_recall",
@@ -46,6 +57,7 @@ __all__ = [
     "kendall_tau",
     "ndcg",
     "ndcg_ties",
+    "num_nonrel_judged_ret",
     "num_rel",
     "num_rel_ret",
     "num_ret",
@@ -60,5 +72,9 @@ __all__ = [
     "recall_ties",
     "reciprocal_rank",
     "reciprocal_rank_ties",
+    "relative_precision",
+    "set_map",
     "spearman_rho",
+    "unjudged",
+    "utility",
 ]

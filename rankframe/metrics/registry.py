@@ -27,7 +27,7 @@ from rankframe import validation
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
-    "weight",
+    "weight", "gains", "coefficient", "count",
 ]
 Aggregate = Literal["mean", "sum"]
 
@@ -152,6 +152,12 @@ _DECLARED = (
     Metric("f1", (K, THRESHOLD, Param("beta", "weight", 1.0),
                   Param("recall_weight", "weight", None)), positive_rows=_at_cutoff),
     Metric("hit_rate", (K, THRESHOLD), positive_rows=_always),
+    Metric("relative_precision", (K, THRESHOLD)),
+    Metric("set_map", (THRESHOLD,)),
+    Metric("utility", (THRESHOLD, Param("a", "coefficient", 1.0), Param("b", "coefficient", -1.0),
+                       Param("c", "coefficient", 0.0), Param("d", "coefficient", 0.0),
+                       Param("num_docs", "count", 0),
+                       Param("empty", "choice", "counts", ("counts", "placeholder")))),
     Metric("reciprocal_rank", (K, THRESHOLD), positive_rows=_always),
     Metric("average_precision",
            (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"))),
@@ -167,16 +173,20 @@ _DECLARED = (
     Metric("dcg", (K, GAIN), positive_rows=_always),
     Metric("idcg", (K, GAIN, IDEAL), positive_rows=_always),
     Metric("ndcg", (K, GAIN, IDEAL), positive_rows=_always),
+    Metric("bin_g", (THRESHOLD,)),
+    Metric("g", (Param("gains", "gains", None),)),
     Metric("num_ret", (K,), aggregate="sum", is_count=True),
     Metric("num_rel", (THRESHOLD,), aggregate="sum", is_count=True, positive_rows=_always),
     Metric("num_rel_ret", (K, THRESHOLD), aggregate="sum", is_count=True,
            positive_rows=_always),
+    Metric("num_nonrel_judged_ret", (K, THRESHOLD), aggregate="sum", is_count=True),
     # User models.
     Metric("rbp", (Param("p", "persistence", 0.8), THRESHOLD, Param("graded", "flag", False),
                    Param("max_grade", "grade", None)), positive_rows=_always),
     Metric("rbp_residual", (Param("p", "persistence", 0.8),)),
     Metric("err", (K, Param("max_grade", "grade", 4)), positive_rows=_always),
     Metric("judged", (K,)),
+    Metric("unjudged", (K,)),
     # Rank correlation and overlap.
     Metric("kendall_tau", (), columns=PAIRED),
     Metric("kendall_distance", (Param("penalty", "penalty", 0.0),), columns=PAIRED),

@@ -1,0 +1,430 @@
+"""trec_eval's contingency and gain measures: relative precision, set MAP, utility, the
+judged non-relevant count, the unjudged share of the top k, binary G and G.
+
+Per query: ``n`` rows have a rank, ``R`` rows are relevant (rel >= threshold, retrieved or
+not), ``hits@k`` relevant rows have rank <= k. Counts are integers; each value is one
+division (or one weighted sum) of them at the end, in the order trec_eval 10 computes it.
+The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#g).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal, TypeAlias
+
+import polars as pl
+
+from rankframe.metrics.expr import (
+    IntoExpr,
+    col,
+    count,
+    is_judged,
+    judged_nonrelevant,
+    label,
+    ordinals,
+    rank_guarded,
+    ratio,
+    relevant,
+    retrieved,
+)
+from rankframe.metrics.registry import METRICS, validated
+
+#: A gain per grade: ``{grade: gain}``, or the (grade, gain) pairs it is checked into.
+GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
+
+
+def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
+    return count(relevant(rel, threshold) & retrieved(rank, k))
+
+
+_TABLE_BOUND = 1 << 22
+_tables: list[pl.Series] = [pl.Series([0.0], dtype=pl.Float64)]
+
+
+def _log2_table(size: int) -> pl.Series:
+    """0.0, then math.log2(i) for i = 1, 2, ...: at least ``size`` entries (grown by doubling
+    and kept for the process; a list swap, so threads see a whole table)."""
+    table = _tables[-1]
+    if len(table) < size:
+        grown = min(1 << (size - 1).bit_length(), _TABLE_BOUND + 1)
+        table = pl.Series([0.0, *(math.log2(i) for i in range(1, grown))], dtype=pl.Float64)
+        _tables.append(table)
+        del _tables[:-1]
+    return table
+
+
+def _c_log2(values: pl.Series) -> pl.Series:
+    """C's log2 of each value: whole numbers 1.._TABLE_BOUND through a table of
+    ``math.log2`` (:func:`_log2_table`), the others one by one."""
+    x = values.cast(pl.Float64)
+    if x.len() == 0:
+        return x
+    low, high = x.min(), x.max()
+    if (isinstance(low, float) and isinstance(high, float) and x.null_count() == 0
+            and 1 <= low and high <= _TABLE_BOUND and (x.floor() == x).all()):
+        return _log2_table(int(high) + 1).gather(x.cast(pl.Int64)).alias(values.name)
+    whole = ((x >= 1) & (x <= _TABLE_BOUND) & (x.floor() == x)).fill_null(False)
+    top = x.filter(whole).max()
+    table = _log2_table(int(top) + 1 if isinstance(top, float) else 1)
+    out = table.gather(pl.select(pl.when(whole).then(x).otherwise(0.0).cast(pl.Int64)).to_series())
+    others = ~whole & x.is_not_null()
+    if others.any():
+        rest = [math.log2(v) if v > 0 else math.nan for v in x.filter(others).to_list()]
+        out = out.scatter(others.arg_true(), pl.Series(rest, dtype=pl.Float64))
+    return pl.select(pl.when(x.is_not_null()).then(out)).to_series().alias(values.name)
+
+
+def _log2(x: pl.Expr) -> pl.Expr:
+    """log2 as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle): Polars' ``log(2)``
+    divides two natural logarithms and differs in the last bit for some integers. Only the
+    G family's terms go through it (one per relevant or retrieved row)."""
+    return x.map_batches(_c_log2, return_dtype=pl.Float64, is_elementwise=True)
+
+
+def _sequential_sum(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added left to right (as trec_eval's loops add), 0.0 if empty."""
+    return values.cum_sum().last().fill_null(0.0)
+
+
+@validated(METRICS["relative_precision"])
+@rank_guarded
+def relative_precision(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Relative precision at k (trec_eval ``relative_P_k``): ``hits@k / min(k, R)``.
+
+    Contract: docs/semantics.md#relative_precision.
+
+    Precision up to rank R, recall after it. ``k=None`` divides by ``min(n, R)``
+    (trec_eval ``set_relative_P``). 0 when R = 0 or nothing is retrieved.
+
+    Parameters
+    ----------
+    rel
+        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
+    k
+        Cutoff; ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    threshold
+        Relevance level (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    Ranks 1-6 graded 1, 0, NULL, 2, 0, -1, and unretrieved rows graded 2, 1, 0 (R = 4):
+    hits@2 = 1, so 1 / min(2, 4) = 0.5; whole list 2 / min(6, 4) = 0.5.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> df.select(rf.relative_precision("rel", 1), rf.relative_precision("rel", 2),
+    ...           rf.relative_precision("rel")).row(0)
+    (1.0, 0.5, 0.5)
+    """
+    r, c = col(rel), col(rank)
+    big_r = count(relevant(r, threshold))
+    size = count(retrieved(c)) if k is None else pl.lit(k, dtype=pl.Int64)
+    return ratio(_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
+        label("relative_precision", k))
+
+
+@validated(METRICS["set_map"])
+@rank_guarded
+def set_map(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Set MAP (trec_eval ``set_map``): set precision times set recall,
+    ``hits^2 / (n R)``; 0 when n = 0 or R = 0.
+
+    Contract: docs/semantics.md#set_map.
+
+    Parameters
+    ----------
+    rel
+        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    threshold
+        Relevance level (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    2 of the 6 retrieved rows are relevant, R = 4: 2 * 2 / (6 * 4) = 1/6.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> round(df.select(rf.set_map("rel")).item(), 4)
+    0.1667
+    """
+    r, c = col(rel), col(rank)
+    hits = _hits(r, c, None, threshold)
+    return ratio(hits * hits, count(retrieved(c)) * count(relevant(r, threshold))).alias(
+        label("set_map", None))
+
+
+@validated(METRICS["utility"])
+@rank_guarded
+def utility(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+    a: float = 1.0,
+    b: float = -1.0,
+    c: float = 0.0,
+    d: float = 0.0,
+    num_docs: int = 0,
+    empty: Literal["counts", "placeholder"] = "counts",
+) -> pl.Expr:
+    """Set utility (trec_eval ``utility``): ``a*hits + b*(n - hits) + c*(R - hits) +
+    d*(num_docs + hits - n - R)``, added left to right.
+
+    Contract: docs/semantics.md#utility.
+
+    The four cells of the contingency table (relevant or not, retrieved or not) weighted by
+    ``a, b, c, d``: trec_eval's ``-m utility.a,b,c,d``, default 1, -1, 0, 0. Unjudged
+    retrieved rows count as retrieved non-relevant.
+
+    Parameters
+    ----------
+    rel
+        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    threshold
+        Relevance level (trec_eval ``-l``); default 1.
+    a, b, c, d
+        Weights of relevant retrieved, non-relevant retrieved, relevant not retrieved and
+        non-relevant not retrieved documents (any finite numbers).
+    num_docs
+        Documents in the collection (trec_eval ``-N``), for the last cell; default 0.
+    empty
+        A query with nothing retrieved: ``"counts"`` (default) applies the formula with
+        n = 0; ``"placeholder"`` scores it as if one unjudged document were retrieved
+        (n = 1), as trec_eval 10 does under ``-c`` for ``utility`` with parameters.
+
+    Examples
+    --------
+    hits = 2, n = 6, R = 4: 2 - 4 = -2; with a = 2, c = -0.5: 4 - 4 - 1 = -1.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> df.select(rf.utility("rel"), rf.utility("rel", a=2, c=-0.5).alias("u2")).row(0)
+    (-2.0, -1.0)
+    """
+    r, k = col(rel), col(rank)
+    hits = _hits(r, k, None, threshold)
+    n = count(retrieved(k))
+    if empty == "placeholder":
+        n = pl.max_horizontal(n, pl.lit(1, dtype=pl.Int64))
+    big_r = count(relevant(r, threshold))
+
+    def term(weight: float, cells: pl.Expr) -> pl.Expr:
+        return pl.lit(float(weight)) * cells.cast(pl.Float64)
+
+    value = (term(a, hits) + term(b, n - hits) + term(c, big_r - hits)
+             + term(d, pl.lit(num_docs, dtype=pl.Int64) + hits - n - big_r))
+    return value.alias(label("utility", None))
+
+
+@validated(METRICS["num_nonrel_judged_ret"])
+@rank_guarded
+def num_nonrel_judged_ret(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Judged non-relevant rows retrieved (0 <= rel < threshold, with a rank <= k).
+
+    Contract: docs/semantics.md#num_nonrel_judged_ret. trec_eval ``num_nonrel_judged_ret``.
+
+    Parameters
+    ----------
+    rel
+        Grade column; judged non-relevant iff ``0 <= rel < threshold``.
+    k
+        Cutoff; ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    threshold
+        Relevance level (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> df.select(rf.num_nonrel_judged_ret("rel"), rf.num_nonrel_judged_ret("rel", 3)).row(0)
+    (2, 1)
+    """
+    return count(judged_nonrelevant(col(rel), threshold) & retrieved(col(rank), k)).alias(
+        label("num_nonrel_judged_ret", k))
+
+
+@validated(METRICS["unjudged"])
+@rank_guarded
+def unjudged(
+    rel: IntoExpr = "rel",
+    k: int | None = None,
+    *,
+    rank: IntoExpr = "rank",
+) -> pl.Expr:
+    """Unjudged share of the top k (trec_eval ``unj_k``): unjudged rows (rel NULL or
+    negative) with rank <= k, divided by k; ``k=None`` divides by n (0 when n = 0).
+
+    Contract: docs/semantics.md#unjudged.
+
+    Past the end of a short list the missing positions count as judged: 1 unjudged row in a
+    list of 3 gives unj@10 = 0.1.
+
+    Parameters
+    ----------
+    rel
+        Grade column; a row is unjudged iff rel is NULL or negative.
+    k
+        Cutoff; ``None`` (the default): the whole list.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+
+    Examples
+    --------
+    Unjudged rows at ranks 3 and 6: unj@5 = 1/5, unj@10 = 2/10.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> df.select(rf.unjudged("rel", 5), rf.unjudged("rel", 10).alias("u10")).row(0)
+    (0.2, 0.2)
+    """
+    r, c = col(rel), col(rank)
+    top = count(retrieved(c, k) & ~is_judged(r))
+    if k is None:
+        return ratio(top, count(retrieved(c))).alias(label("unjudged", k))
+    # Spread k to a column first: Polars divides by a scalar through its reciprocal.
+    share = top.cast(pl.Float64) / (top.cast(pl.Float64) * 0.0 + float(k))
+    return share.alias(label("unjudged", k))
+
+
+@validated(METRICS["bin_g"])
+@rank_guarded
+def bin_g(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Binary G (trec_eval ``binG``): ``(1/R) * sum over relevant retrieved rows of
+    1 / log2(2 + m)``, m the retrieved non-relevant rows ranked above; 0 when R = 0.
+
+    Contract: docs/semantics.md#bin_g.
+
+    Terms are added in rank order. Unjudged rows count as non-relevant.
+
+    Parameters
+    ----------
+    rel
+        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    threshold
+        Relevance level (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    Relevant at rank 1 (m = 0) and rank 4 (m = 2), R = 4: (1 + 1/2) / 4 = 0.375.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> df.select(rf.bin_g("rel")).item()
+    0.375
+    """
+    r, c = col(rel), col(rank)
+    shown = retrieved(c)
+    flags = relevant(r, threshold).filter(shown).sort_by(c.filter(shown))
+    above = ordinals(flags) - flags.cast(pl.Int64).cum_sum()  # non-relevant up to here
+    terms = (1.0 / _log2(above.cast(pl.Float64) + 2.0)).filter(flags)
+    return ratio(_sequential_sum(terms), count(relevant(r, threshold))).alias(
+        label("bin_g", None))
+
+
+def row_gains(rel: pl.Expr, gains: GainMap) -> pl.Expr:
+    """The gain of each row for G: ``pairs[rel]`` for a grade listed there, else the grade
+    itself; 0.0 for NULL and negative grades."""
+    grade = rel.cast(pl.Float64)
+    value = grade
+    for level, given in dict(gains or ()).items():
+        value = pl.when(grade == float(level)).then(pl.lit(float(given))).otherwise(value)
+    return pl.when(grade >= 0).then(value).otherwise(pl.lit(0.0)).fill_null(0.0)
+
+
+@validated(METRICS["g"])
+@rank_guarded
+def g(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    gains: GainMap = None,
+) -> pl.Expr:
+    """G, normalised gain (trec_eval ``G``): ``(1/I) * sum over retrieved positions i with
+    g_i != 0 of g_i / log2(2 + C_i - S_i)``; 0 when I = 0.
+
+    Contract: docs/semantics.md#g.
+
+    g_i is the gain of the row at position i, S_i the sum of g_1..g_i; the ideal gains
+    I_1 >= I_2 >= ... are the positive gains of every judged row (rel >= 0, retrieved or
+    not), padded with zeros, C_i the sum of max(I_j, 1) for j <= i, and I the sum of all
+    ideal gains. Sums run in rank order, as trec_eval adds them. The relevance threshold
+    does not apply.
+
+    Parameters
+    ----------
+    rel
+        Grade column; NULL and negative grades (unjudged) gain 0 and are not in the ideal.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
+    gains
+        Gains of some grades, ``{grade: gain}`` (integer grades >= 0, 0 too; trec_eval's
+        ``-m G.1=3.5,2=9`` is ``{1: 3.5, 2: 9}``); other grades gain their own value.
+        Default None: g = rel.
+
+    Examples
+    --------
+    Retrieved gains 1, 0, 0, 2, 0, 0; ideal 2, 2, 1, 1 (I = 6), so C = 2, 4, 5, 6, ...:
+    (1 / log2(2 + 2 - 1) + 2 / log2(2 + 6 - 3)) / 6 = 0.2487.
+
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, 6, None, None, None],
+    ...                    "rel": [1, 0, None, 2, 0, -1, 2, 1, 0]})
+    >>> round(df.select(rf.g("rel")).item(), 4)
+    0.2487
+    """
+    r, c = col(rel), col(rank)
+    gain = row_gains(r, gains)
+    shown = retrieved(c)
+    found = gain.filter(shown).sort_by(c.filter(shown))
+    ideal = gain.filter(is_judged(r) & (gain > 0)).sort(descending=True)
+    costs = ideal.append(found * 0.0).head(found.len()).clip(lower_bound=1.0)
+    spent = (2.0 + costs.cum_sum()) - found.cum_sum()
+    gaining = found != 0.0
+    terms = found.filter(gaining) / _log2(spent.filter(gaining))
+    return ratio(_sequential_sum(terms), _sequential_sum(ideal)).alias(label("g", None))
