@@ -62,7 +62,7 @@ def _c_log2(values: pl.Series) -> pl.Series:
         return x
     low, high = x.min(), x.max()
     if (isinstance(low, float) and isinstance(high, float) and x.null_count() == 0
-            and 1 <= low and high <= _TABLE_BOUND and (x.floor() == x).all()):
+            and low >= 1 and high <= _TABLE_BOUND and (x.floor() == x).all()):
         return _log2_table(int(high) + 1).gather(x.cast(pl.Int64)).alias(values.name)
     whole = ((x >= 1) & (x <= _TABLE_BOUND) & (x.floor() == x)).fill_null(False)
     top = x.filter(whole).max()
