@@ -10,8 +10,8 @@ with ``make`` once per session. Two checks:
 - trec_eval's own ``test/`` outputs (its Makefile's quicktest targets, files copied to
   tests/data/trec_eval/), line for line.
 
-Lines of measures rankframe does not compute yet (:data:`rankframe.trec_eval.UNSUPPORTED`,
-and ``unj_*``) are left out of both sides, so the set shrinks as measures are added.
+Lines of measures rankframe does not compute yet (:data:`rankframe.trec_eval.UNSUPPORTED`)
+are left out of both sides, so the set shrinks as measures are added.
 Listed departures (README, "Where rankframe departs from trec_eval"): trec_eval 10 stops
 with an error on a qrels query without results unless ``-c`` (rankframe skips it, as
 trec_eval 9.x and trec_eval's own help say); a value one unit apart in the fourth decimal
@@ -38,7 +38,7 @@ from tests.trec_data import TrecCase
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 #: Roots of trec_eval measures rankframe does not compute yet.
-GAPS = set(trec_eval.UNSUPPORTED) | {"unj"}
+GAPS = set(trec_eval.UNSUPPORTED)
 
 
 def _source() -> Path | None:

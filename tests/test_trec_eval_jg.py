@@ -58,16 +58,9 @@ def test_out_test_qrels_jg(qrels: str, engine: str, capsys: pytest.CaptureFixtur
     assert out.splitlines() == (DATA / "out.test.qrels_jg").read_text().splitlines()
 
 
-#: all_trec measures in out.test.aqZ that rankframe does not print yet: other branches of
-#: issue 13 add them (qa: utility, relative_P, set_relative_P, set_map, binG, G, unj,
-#: num_nonrel_judged_ret; qb: relstring, infAP, gm_bpref, ndcg_rel, Rndcg). A root here is
-#: compared as soon as rankframe.trec_eval supports it; once all are merged this set is
-#: empty and the whole file is compared.
-PENDING = {"relstring", "infAP", "gm_bpref", "utility", "binG", "G", "ndcg_rel", "Rndcg",
-           "relative_P", "set_relative_P", "set_map", "num_nonrel_judged_ret", "unj"}
-#: Printed by rankframe with different values until the rbp branch (issue 13 item 3: p =
-#: 0.9 by default, as trec_eval's) is merged.
-DIFFERING = {"rbp", "rbp_resid"}
+#: all_trec measures in out.test.aqZ that rankframe does not print yet (compared as soon as
+#: rankframe.trec_eval supports them: when UNSUPPORTED is empty, the whole file is compared).
+PENDING = set(trec_eval.UNSUPPORTED)
 
 
 def _root(line: str) -> str:
@@ -81,14 +74,13 @@ def _root(line: str) -> str:
 def test_out_test_aqZ(capsys: pytest.CaptureFixture[str]) -> None:
     """trec_eval -q -m all_trec -Z test/zscores_file test/qrels.test test/results.test, on
     the lines of the measures rankframe computes (see PENDING)."""
-    supported = {m.name for m in trec_eval.TREC_MEASURES}
-    skipped = (PENDING - supported) | DIFFERING
+    skipped = PENDING
     expected = [line for line in (DATA / "out.test.aqZ").read_text().splitlines()
                 if _root(line) not in skipped]
     status, out, _ = run_cli(["-q", "-m", "all_trec", "-Z", str(DATA / "zscores_file"),
                               str(DATA / "qrels.test"), str(DATA / "results.test")], capsys)
     assert status == 0
-    got = [line for line in out.splitlines() if _root(line) not in DIFFERING]
+    got = out.splitlines()
     assert got == expected
     assert sum(line.startswith("ZRprec_mult_") for line in got) == 40  # 3 queries + all
 
