@@ -4,7 +4,7 @@
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
-from :func:`rankframe.analysis.runs.trec_eval_per_query`. ``-m`` also takes rankframe
+from :func:`rankframe.analysis.runs.trec_eval_run_file`. ``-m`` also takes rankframe
 measure strings (``ndcg@10``): printed under trec_eval's name for the same measure
 (:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
 trec_eval's measures. This module reads the options and writes the lines (trec, csv or
@@ -19,9 +19,9 @@ import sys
 from typing import Any
 
 from rankframe import faces, trec_eval
-from rankframe.analysis.runs import trec_eval_per_query
+from rankframe.analysis.runs import trec_eval_run_file
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.io import read_qrels, read_run
+from rankframe.io import read_qrels
 from rankframe.measures import canonical, measure_names, parse, trec_eval_name
 from rankframe.validation import MAX_CUTOFF
 
@@ -148,20 +148,18 @@ def run(args: argparse.Namespace) -> int:
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     selected = selection(args.m)
-    run_frame, qrels = read_run(args.run), read_qrels(args.qrels)
+    qrels = read_qrels(args.qrels)
     strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
-    unjudged = trec_eval.unjudged_count(run_frame, qrels)
-    if unjudged:
-        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
     # runid and num_q alone need only the queries: any measure lists them.
     needed = list(strings.values()) or [_QUERIES_ONLY]
-    per_query = trec_eval_per_query(run_frame, qrels, needed,
-                                    all_queries=args.c, depth=args.M, ties=args.ties,
-                                    threshold=args.l, engine=args.engine)
+    per_query, runid, unjudged = trec_eval_run_file(
+        args.run, qrels, needed, all_queries=args.c, depth=args.M, ties=args.ties,
+        threshold=args.l, engine=args.engine)
+    if unjudged:
+        print(f"rankframe: {trec_eval.unjudged_note(unjudged)}", file=sys.stderr)
     per_query = per_query.rename({string: name for name, string in strings.items()})
     if not strings:
         per_query = per_query.drop(_QUERIES_ONLY)
-    runid = str(run_frame["tag"][0]) if run_frame.height else ""
     lines = trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                             summaries=not args.n)
     _write(lines, args.format)
