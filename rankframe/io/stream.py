@@ -120,7 +120,8 @@ class RunStream:
                                 truncate_ragged_lines=False)
         except pl.exceptions.PolarsError:
             raise NotStreamable("not plainly laid out") from None
-        lengths = pl.sum_horizontal(pl.col(c).str.len_bytes() for c in ("qid", "docid", "Q0", "tag"))
+        lengths = pl.sum_horizontal(pl.col(c).str.len_bytes()
+                                    for c in ("qid", "docid", "Q0", "tag"))
         tests = [
             *(pl.col(c).null_count() == 0 for c in _SCHEMA),
             pl.col("qid").str.starts_with("#").not_().all(),
