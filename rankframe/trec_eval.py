@@ -386,8 +386,9 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     table = per_query
     if any(m.name == "11pt_avg" for m, _ in selected):
         table = table.with_columns(pl.mean_horizontal(ELEVEN_POINTS).alias("11pt_avg"))
-    queries = table["qid"].to_list()
-    columns = {c: table[c].to_list() for c in table.columns}
+    # Python lists of every column only for -q; a summary reads one column at a time.
+    queries = table["qid"].to_list() if per_query_lines else []
+    columns = {c: table[c].to_list() for c in table.columns} if per_query_lines else {}
     printable = [(m, name) for m, params in selected
                  if m.kind not in ("runid", "num_q") for name in m.names(params)]
     out: list[Line] = []
@@ -401,10 +402,11 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             if measure.kind == "runid":
                 out.append(Line("runid", "all", runid, False))
             elif measure.kind == "num_q":
-                out.append(Line("num_q", "all", len(queries), True))
+                out.append(Line("num_q", "all", table.height, True))
             else:
                 for name in measure.names(params):
-                    value = summary(measure, columns[name])
+                    values = columns[name] if per_query_lines else table[name].to_list()
+                    value = summary(measure, values)
                     out.append(Line(name, "all", value, measure.kind == "count"))
     return out
 

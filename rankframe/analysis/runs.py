@@ -14,7 +14,7 @@ name when two runs share a tag (:func:`read_runs`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,7 +24,7 @@ from rankframe import trec_eval
 from rankframe.errors import InputError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
-from rankframe.io.stream import BLOCK_BYTES, NotStreamable, RunStream
+from rankframe.io.stream import BLOCK_BYTES, NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
 
 __all__ = ["RunFileResult", "evaluate_runs", "read_runs", "trec_eval_per_query",
@@ -141,8 +141,8 @@ def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_q
     judged_queries = qrels.get_column("qid").set_sorted()
     parts: list[pl.DataFrame] = []
     unjudged = 0
-    for block in stream:
-        heads = stream.heads[-1].sort()
+    for block, heads in prefetched(_with_heads(stream)):
+        heads = heads.sort()
         low = judged_queries.search_sorted(heads, side="left")
         high = judged_queries.search_sorted(heads, side="right")
         unjudged += int((low == high).sum())
@@ -165,6 +165,11 @@ def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_q
         where = f"{name}: " if name else ""
         raise RankframeError(f"{where}no queries with both results and relevance info")
     return RunFileResult(per_query, stream.tag or "", unjudged)
+
+
+def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
+    for block in stream:
+        yield block, stream.heads[-1]
 
 
 def evaluate_runs(

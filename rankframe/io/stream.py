@@ -19,17 +19,19 @@ check that none repeats.
 from __future__ import annotations
 
 import os
+import queue
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import polars as pl
 
 from rankframe.io.source import MAX_LINE_BYTES, text_pieces
 from rankframe.table.series import run_starts
 
-__all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream"]
+__all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "prefetched"]
 
 #: Text parsed at once, in bytes (about 100,000 lines of a typical run).
 BLOCK_BYTES: Final = 4 << 20
@@ -135,3 +137,40 @@ class RunStream:
         if self.tag is None:
             self.tag = table["tag"][0]
         return table.select("qid", "docid", "score")
+
+
+_Item = TypeVar("_Item")
+_END: Final = object()
+
+
+def prefetched(items: Iterable[_Item]) -> Iterator[_Item]:
+    """``items`` produced one ahead on a thread, so that making the next one (reading and
+    parsing a block: Polars releases the GIL) overlaps the caller's work on this one; an
+    exception of the producer is raised here, in order."""
+    box: queue.Queue[object] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                box.put(item)
+        except BaseException as exc:  # handed to the consumer
+            box.put(exc)
+        box.put(_END)
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while (item := box.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting to put
+            try:
+                box.get_nowait()
+            except queue.Empty:
+                worker.join(0.01)
