@@ -122,7 +122,7 @@ def measure(name: str, data: Path, tools: list[str], repeat: int, trec_eval: str
 
 def ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> str:
     if not a or not b or key not in a or key not in b:
-        return "–"
+        return "n/a"
     return f"{a[key] / b[key]:.3f}"
 
 
@@ -142,7 +142,7 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
     for r in results:
         te, rf = r.get("trec_eval"), r.get("rf_cli")
         same = ("yes" if r["identical"] and all(r["identical"]) else
-                "NO" if r["identical"] else "– (trec_eval timed out)" if te is None else "–")
+                "NO" if r["identical"] else "n/a (trec_eval stopped)" if te is None else "n/a")
         target = TARGETS.get(r["workload"])
         rows.append(
             f"| {r['workload']} | {ratio(rf, te, 'wall')} | "
