@@ -61,8 +61,9 @@ TOOLS = ("trec_eval", "rf_cli", "rf_polars_run", "pytrec_eval", "ranx")
 TARGETS = {"2M": 0.25, "7M": 0.10, "20M": 0.10}  # rf_cli ÷ trec_eval wall
 
 
-def timed(argv: list[str], timeout: float) -> tuple[float, float, bytes] | None:
-    """(wall s, peak RSS MiB, stdout) of argv in a fresh process; None past ``timeout``."""
+def timed(argv: list[str], timeout: float) -> tuple[float, float, bytes, float] | None:
+    """(wall s, peak RSS MiB, stdout, CPU s) of argv in a fresh process; None past
+    ``timeout``."""
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, cwd=REPO,
@@ -81,7 +82,7 @@ def timed(argv: list[str], timeout: float) -> tuple[float, float, bytes] | None:
         if os.waitstatus_to_exitcode(status) != 0:
             raise RuntimeError(f"{' '.join(argv)} failed")
         out.seek(0)
-        return wall, usage.ru_maxrss / 1024, out.read()
+        return wall, usage.ru_maxrss / 1024, out.read(), usage.ru_utime + usage.ru_stime
 
 
 def one(tool: str, data: Path, trec_eval: str, timeout: float) -> dict[str, Any] | None:
@@ -92,11 +93,11 @@ def one(tool: str, data: Path, trec_eval: str, timeout: float) -> dict[str, Any]
         got = timed(argv, timeout)
         if got is None:
             return None
-        return {"wall": got[0], "rss": got[1], "stdout": got[2]}
+        return {"wall": got[0], "rss": got[1], "stdout": got[2], "cpu": got[3]}
     r = run_task(tool, data)
     phases = r.get("phases", {})
     total = phases.get("total_cold", phases.get("total"))
-    return {"wall": r["wall"], "rss": r["rss"], "total": total}
+    return {"wall": r["wall"], "rss": r["rss"], "total": total, "cpu": r.get("cpu")}
 
 
 def measure(name: str, data: Path, tools: list[str], repeat: int, trec_eval: str,
@@ -115,7 +116,8 @@ def measure(name: str, data: Path, tools: list[str], repeat: int, trec_eval: str
         if not done:
             out[tool] = None
             continue
-        out[tool] = {k: statistics.median(r[k] for r in done) for k in ("wall", "rss", "total")
+        keys = ("wall", "rss", "total", "cpu")
+        out[tool] = {k: statistics.median(r[k] for r in done) for k in keys
                      if all(r.get(k) is not None for r in done)}
     return out
 
@@ -134,9 +136,10 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         f"{platform.machine()}, nproc {os.cpu_count()}; load average at the end {load:.1f}"
         + (f"; not installed here: {', '.join(args.missing)}" if args.missing else ""),
         "",
-        "| workload | rf eval ÷ trec_eval wall | target | rf eval ÷ trec_eval peak RSS | "
-        "identical output | evaluate_run ÷ pytrec_eval | evaluate_run ÷ ranx (cold) |",
-        "|---|---:|---:|---:|---|---:|---:|",
+        "| workload | rf eval ÷ trec_eval wall | target | rf eval ÷ trec_eval CPU | "
+        "rf eval ÷ trec_eval peak RSS | identical output | evaluate_run ÷ pytrec_eval | "
+        "evaluate_run ÷ ranx (cold) |",
+        "|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     rows = []
     for r in results:
@@ -146,21 +149,24 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         target = TARGETS.get(r["workload"])
         rows.append(
             f"| {r['workload']} | {ratio(rf, te, 'wall')} | "
-            f"{'≤ ' + str(target) if target else ''} | {ratio(rf, te, 'rss')} | {same} | "
+            f"{'≤ ' + str(target) if target else ''} | {ratio(rf, te, 'cpu')} | "
+            f"{ratio(rf, te, 'rss')} | {same} | "
             f"{ratio(r.get('rf_polars_run'), r.get('pytrec_eval'), 'total')} | "
             f"{ratio(r.get('rf_polars_run'), r.get('ranx'), 'total')} |")
-    detail = ["", "| workload | tool | median wall s | median in-process total s | "
-              "median peak RSS MiB |", "|---|---|---:|---:|---:|"]
+    detail = ["", "| workload | tool | median wall s | median CPU s | median in-process "
+              "total s | median peak RSS MiB |", "|---|---|---:|---:|---:|---:|"]
     for r in results:
         for tool in TOOLS:
             if tool not in r:
                 continue
             m = r[tool]
             if m is None:
-                detail.append(f"| {r['workload']} | {tool} | > {args.timeout:.0f} (stopped) | | |")
+                detail.append(f"| {r['workload']} | {tool} | > {args.timeout:.0f} (stopped) "
+                              "| | | |")
                 continue
             total = f"{m['total']:.3f}" if "total" in m else ""
-            detail.append(f"| {r['workload']} | {tool} | {m['wall']:.3f} | {total} | "
+            cpu = f"{m['cpu']:.3f}" if "cpu" in m else ""
+            detail.append(f"| {r['workload']} | {tool} | {m['wall']:.3f} | {cpu} | {total} | "
                           f"{m['rss']:.0f} |")
     return "\n".join(head + rows + detail) + "\n"
 
