@@ -78,13 +78,16 @@ class RunStream:
                     yield self._closed(pending)
                 pending = [frame]
                 continue
-            yield self._closed([*pending, frame.slice(0, last)])
+            pending.append(frame.slice(0, last))
+            yield self._closed(pending)
             pending = [frame.slice(last)]
         if pending:
             yield self._closed(pending)
 
     def _closed(self, frames: list[pl.DataFrame]) -> pl.DataFrame:
-        block = frames[0] if len(frames) == 1 else pl.concat(frames)
+        """``frames`` (emptied) as one block, one chunk; its query heads recorded."""
+        block = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
+        frames.clear()  # the pieces can go once copied
         queries = block.get_column("qid")
         self.heads.append(queries.gather(run_starts(queries)))
         return block
