@@ -93,24 +93,18 @@ class RunStream:
         return block
 
     def _parsed(self) -> Iterator[pl.DataFrame]:
-        buffer: list[bytes] = []
-        size = 0
+        """The file's lines parsed, about ``block_bytes`` of text at a time (whole lines)."""
+        data = b""
         for piece in text_pieces(self.path, "run"):
-            buffer.append(piece)
-            size += len(piece)
-            if size < self.block_bytes:
-                continue
-            data = b"".join(buffer)
-            end = data.rfind(b"\n") + 1
-            if end == 0:
-                if len(data) > MAX_LINE_BYTES:
-                    raise NotStreamable("a line longer than the limit")
-                buffer, size = [data], len(data)
-                continue
-            rest = data[end:]
-            buffer, size = [rest], len(rest)
-            yield self._parse(data[:end] if rest else data)
-        data = b"".join(buffer)
+            data += piece
+            while len(data) >= self.block_bytes:
+                end = data.rfind(b"\n", 0, self.block_bytes) + 1 or data.find(b"\n") + 1
+                if end == 0:  # no line end yet
+                    if len(data) > MAX_LINE_BYTES:
+                        raise NotStreamable("a line longer than the limit")
+                    break
+                yield self._parse(data[:end])
+                data = data[end:]
         if data:
             yield self._parse(data)
         elif self.tag is None:
