@@ -14,6 +14,9 @@ Usage::
 
     python benchmarks/generate.py --rows 1M          # -> benchmarks/data/1M/
     python benchmarks/generate.py --rows 7M --no-trec
+    python benchmarks/generate.py --rows 2M --depth 1 --out benchmarks/data/2M-onedoc
+    python benchmarks/generate.py --rows 10M --depth 10000000 --out benchmarks/data/10M-onequery
+    python benchmarks/generate.py --rows 2M --unsorted --out benchmarks/data/2M-unsorted
 """
 
 from __future__ import annotations
@@ -42,37 +45,62 @@ def parse_rows(text: str) -> int:
     return int(float(t[:-1] if mult != 1 else t) * mult)
 
 
-def chunk(rng: np.random.Generator, q0: int, nq: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Run rows (sorted per query by score desc, docid desc) and qrels for queries q0..q0+nq."""
-    n_judged = rng.integers(80, 121, size=nq)  # about 100 judged per query
+def _distinct_ids(rng: np.random.Generator, nq: int, need: int) -> np.ndarray:
+    """``need`` distinct passage ids per query (rows), from a corpus of at least CORPUS."""
+    if need <= 1200:
+        ids = np.empty((nq, need), dtype=np.int64)
+        for i in range(nq):
+            ids[i] = rng.choice(CORPUS, size=need, replace=False, shuffle=False)
+        return ids
+    # Many ids per query: strictly increasing offsets from a random start (no Python loop).
+    corpus = max(CORPUS, 4 * need)
+    gaps = rng.integers(1, corpus // need, size=(nq, need))
+    start = rng.integers(0, corpus, size=(nq, 1))
+    ids = (start + np.cumsum(gaps, axis=1)) % corpus
+    perm = rng.permuted(ids, axis=1)
+    return np.asarray(perm, dtype=np.int64)
+
+
+def chunk(rng: np.random.Generator, q0: int, nq: int, depth: int = DEPTH
+          ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run rows (sorted per query by score desc, docid desc) and qrels for queries q0..q0+nq,
+    ``depth`` retrieved passages each (about depth/10 judged, at least one)."""
+    if depth == DEPTH:
+        n_judged = rng.integers(80, 121, size=nq)  # about 100 judged per query
+    else:
+        n_judged = rng.integers(max(1, depth // 12), max(1, depth // 12) + depth // 25 + 1,
+                                size=nq)
     n_unret = rng.binomial(n_judged, 1 / 3)  # about a third not retrieved
-    n_jret = n_judged - n_unret
-    # Distinct passage ids per query: 1,000 retrieved + the judged-but-unretrieved ones.
-    need = DEPTH + int(n_unret.max())
-    ids = np.empty((nq, need), dtype=np.int64)
-    for i in range(nq):
-        ids[i] = rng.choice(CORPUS, size=need, replace=False, shuffle=False)
-    ret_ids = ids[:, :DEPTH]
+    n_jret = np.minimum(n_judged - n_unret, depth)
+    # Distinct passage ids per query: the retrieved + the judged-but-unretrieved ones.
+    need = depth + int(n_unret.max())
+    if depth == 1:  # one-document queries: any two distinct ids, vectorised
+        first = rng.integers(0, CORPUS, size=(nq, 1))
+        ids = np.concatenate([first, (first + rng.integers(1, CORPUS, size=(nq, 1))) % CORPUS],
+                             axis=1)[:, :need]
+    else:
+        ids = _distinct_ids(rng, nq, need)
+    ret_ids = ids[:, :depth]
 
     # Judged retrieved: a random subset of the retrieved positions; grades 0..3.
-    judged_pos = np.argsort(rng.random((nq, DEPTH)), axis=1)
-    grades_ret = np.zeros((nq, DEPTH), dtype=np.int32)
-    is_judged = np.zeros((nq, DEPTH), dtype=bool)
-    cols = np.arange(DEPTH)
+    judged_pos = np.argsort(rng.random((nq, depth)), axis=1)
+    grades_ret = np.zeros((nq, depth), dtype=np.int32)
+    is_judged = np.zeros((nq, depth), dtype=bool)
+    cols = np.arange(depth)
     mask = cols[None, :] < n_jret[:, None]
-    rows_i = np.repeat(np.arange(nq), DEPTH).reshape(nq, DEPTH)[mask]
+    rows_i = np.repeat(np.arange(nq), depth).reshape(nq, depth)[mask]
     pos = judged_pos[mask]
     is_judged[rows_i, pos] = True
     grades_ret[rows_i, pos] = rng.choice(4, size=pos.size, p=GRADE_P).astype(np.int32)
 
     # Scores: noise plus a boost for relevant passages, rounded to 3 decimals -> ties.
-    scores = rng.normal(0.0, 1.0, size=(nq, DEPTH)) + 0.6 * grades_ret
+    scores = rng.normal(0.0, 1.0, size=(nq, depth)) + 0.6 * grades_ret
     scores = np.round(scores * 4 + 20, 3)
 
     qid_num = QID_BASE + np.arange(q0, q0 + nq, dtype=np.int64)
     run = pl.DataFrame(
         {
-            "qid": np.repeat(qid_num, DEPTH).astype(str),
+            "qid": np.repeat(qid_num, depth).astype(str),
             "docid": ret_ids.reshape(-1).astype(str),
             "score": scores.reshape(-1),
         }
@@ -81,12 +109,12 @@ def chunk(rng: np.random.Generator, q0: int, nq: int) -> tuple[pl.DataFrame, pl.
     run = run.sort(["qid", "score", "docid"], descending=[False, True, True])
 
     # qrels: judged retrieved + judged unretrieved.
-    jr_q = np.repeat(qid_num, DEPTH).reshape(nq, DEPTH)[is_judged]
+    jr_q = np.repeat(qid_num, depth).reshape(nq, depth)[is_judged]
     jr_d = ret_ids[is_judged]
     jr_g = grades_ret[is_judged]
-    umask = cols[None, : need - DEPTH] < n_unret[:, None]
-    ju_q = np.repeat(qid_num, need - DEPTH).reshape(nq, need - DEPTH)[umask]
-    ju_d = ids[:, DEPTH:][umask]
+    umask = cols[None, : need - depth] < n_unret[:, None]
+    ju_q = np.repeat(qid_num, need - depth).reshape(nq, need - depth)[umask]
+    ju_d = ids[:, depth:][umask]
     ju_g = rng.choice(4, size=ju_d.size, p=GRADE_P).astype(np.int32)
     qrels = pl.DataFrame(
         {
@@ -98,8 +126,10 @@ def chunk(rng: np.random.Generator, q0: int, nq: int) -> tuple[pl.DataFrame, pl.
     return run, qrels
 
 
-def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int) -> dict[str, object]:
-    n_queries = max(1, rows // DEPTH)
+def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int | None = None,
+             depth: int = DEPTH, unsorted: bool = False) -> dict[str, object]:
+    n_queries = max(1, rows // depth)
+    chunk_queries = chunk_queries or max(1, 2_000_000 // depth)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     run_schema = pa.schema([("qid", pa.string()), ("docid", pa.string()), ("score", pa.float64())])
@@ -113,8 +143,13 @@ def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int) ->
     try:
         for q0 in range(0, n_queries, chunk_queries):
             nq = min(chunk_queries, n_queries - q0)
-            run, qrels = chunk(rng, q0, nq)
-            run_w.write_table(run.to_arrow().cast(run_schema), row_group_size=1_000_000)
+            run, qrels = chunk(rng, q0, nq, depth)
+            run = run.with_columns(pl.int_range(1, pl.len() + 1).over("qid").alias("rank"))
+            if unsorted:  # each query's rows in random order (queries stay contiguous)
+                run = run.sample(fraction=1.0, shuffle=True, seed=seed + q0).sort(
+                    "qid", maintain_order=True)
+            run_w.write_table(run.drop("rank").to_arrow().cast(run_schema),
+                              row_group_size=1_000_000)
             qrels_w.write_table(qrels.to_arrow().cast(qrels_schema), row_group_size=1_000_000)
             n_run += run.height
             n_qrels += qrels.height
@@ -123,7 +158,7 @@ def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int) ->
                     "qid",
                     pl.lit("Q0").alias("q0"),
                     "docid",
-                    pl.int_range(1, pl.len() + 1).over("qid").alias("rank"),
+                    "rank",
                     pl.col("score").round(3),
                     pl.lit("rfbench").alias("tag"),
                 ).write_csv(run_t, separator=" ", include_header=False)
@@ -140,7 +175,8 @@ def generate(rows: int, out: Path, seed: int, trec: bool, chunk_queries: int) ->
         "rows": n_run,
         "queries": n_queries,
         "qrels_rows": n_qrels,
-        "depth": DEPTH,
+        "depth": depth,
+        "unsorted": unsorted,
         "seed": seed,
         "trec_files": trec,
         "seconds": round(time.perf_counter() - t0, 1),
@@ -155,11 +191,18 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="default benchmarks/data/<rows>")
     ap.add_argument("--seed", type=int, default=20240501)
     ap.add_argument("--no-trec", action="store_true", help="parquet only (skip the text files)")
-    ap.add_argument("--chunk-queries", type=int, default=2000, help="queries per written chunk")
+    ap.add_argument("--chunk-queries", type=int, default=None,
+                    help="queries per written chunk (default: about 2M rows' worth)")
+    ap.add_argument("--depth", type=int, default=DEPTH,
+                    help="retrieved passages per query (1: one-document queries; 10000000 "
+                    "with --rows 10M: one huge query)")
+    ap.add_argument("--unsorted", action="store_true",
+                    help="each query's rows in random order, not by score")
     args = ap.parse_args()
     rows = parse_rows(args.rows)
     out = args.out or HERE / "data" / args.rows
-    meta = generate(rows, out, args.seed, not args.no_trec, args.chunk_queries)
+    meta = generate(rows, out, args.seed, not args.no_trec, args.chunk_queries, args.depth,
+                    args.unsorted)
     print(json.dumps({"out": str(out), **meta}))
 
 

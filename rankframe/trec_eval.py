@@ -727,8 +727,10 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             .when((num_ret == 0) & pl.lit(n.startswith("rbp_resid_p="))).then(empty)
             .otherwise(0.0).alias(n)
             for n in residuals)
-    queries = table["qid"].to_list()
-    columns = {c: table[c].to_list() for c in table.columns}
+    # Python lists of every column only for -q and -Z; a summary reads one column at a time.
+    lists = per_query_lines or zscores is not None
+    queries = table["qid"].to_list() if lists else []
+    columns = {c: table[c].to_list() for c in table.columns} if lists else {}
     printable = [(m, name) for m, params in selected
                  if m.kind not in ("runid", "num_q") for name in m.names(params)]
     z = zscores is not None
@@ -752,11 +754,12 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             if measure.kind == "runid":
                 out.append(Line("runid", "all", runid, False))
             elif measure.kind == "num_q":
-                out.append(Line("num_q", "all", len(queries), not z, z))
+                out.append(Line("num_q", "all", table.height, not z, z))
             else:
                 for name in measure.names(params):
-                    value = (_float_sum(columns[name]) if z and measure.summary == "sum"
-                             else summary(measure, columns[name]))
+                    values = columns[name] if lists else table[name].to_list()
+                    value = (_float_sum(values) if z and measure.summary == "sum"
+                             else summary(measure, values))
                     if name == "num_rel" and num_rel_all is not None and not z:
                         value = num_rel_all
                     out.append(Line(name, "all", value, measure.kind == "count" and not z, z))

@@ -14,18 +14,21 @@ name when two runs share a tag (:func:`read_runs`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import polars as pl
 
 from rankframe import trec_eval
-from rankframe.errors import InputError
+from rankframe.errors import InputError, RankframeError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
+from rankframe.io.stream import BLOCK_BYTES, NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
 
-__all__ = ["evaluate_runs", "read_runs", "trec_eval_per_query"]
+__all__ = ["RunFileResult", "evaluate_runs", "read_runs", "trec_eval_per_query",
+           "trec_eval_run_file"]
 
 PathLike = str | os.PathLike[str]
 
@@ -88,6 +91,91 @@ def trec_eval_per_query(
     judged = judge(run, qrels, depth=depth, ties=ties, judged_only=judged_only)
     judged = trec_eval.select_queries(judged, run, complete=all_queries, name=name)
     return evaluate(judged, list(measures), engine=engine, threshold=threshold)
+
+
+class RunFileResult(NamedTuple):
+    """What :func:`trec_eval_run_file` returns."""
+
+    per_query: pl.DataFrame  # qid and one column per measure, queries sorted
+    runid: str  # the tag of the run's first line ("" for an empty run)
+    unjudged: int  # run queries without qrels, not evaluated
+    queries: pl.Series  # the run's queries
+
+
+def trec_eval_run_file(
+    path: PathLike,
+    qrels: pl.DataFrame,
+    measures: Sequence[str],
+    *,
+    all_queries: bool = False,
+    depth: int | None = None,
+    ties: Ties = "docid",
+    threshold: float = 1,
+    engine: str = "polars",
+    name: str = "",
+    judged_only: bool = False,
+    block_bytes: int = BLOCK_BYTES,
+) -> RunFileResult:
+    """:func:`trec_eval_per_query` of the run file ``path``, streamed.
+
+    The file is read in blocks of whole queries (:class:`rankframe.io.stream.RunStream`),
+    each evaluated against its queries' slice of the qrels as it arrives, so memory holds
+    one block, the qrels and the per-query values, whatever the file's size. A file that
+    cannot be streamed (not plainly laid out, queries not contiguous, a problem to report
+    by line, a pipe) is read whole with :func:`rankframe.io.read_run` instead; the result
+    is the same either way. ``block_bytes`` is the text parsed at once.
+    """
+    options = dict(depth=depth, ties=ties, threshold=threshold, engine=engine,
+                   judged_only=judged_only)
+    stream = RunStream(path, block_bytes)
+    try:
+        return _streamed(stream, qrels, list(measures), all_queries, name, options)
+    except (NotStreamable, InputError):
+        run = read_run(path)  # reads any layout; raises the file's problem with its line
+        per_query = trec_eval_per_query(run, qrels, measures, all_queries=all_queries,
+                                        name=name, **options)  # type: ignore[arg-type]
+        runid = str(run["tag"][0]) if run.height else ""
+        return RunFileResult(per_query, runid, trec_eval.unjudged_count(run, qrels),
+                             run["qid"].unique())
+
+
+def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_queries: bool,
+              name: str, options: dict[str, Any]) -> RunFileResult:
+    """:func:`trec_eval_run_file` block by block; NotStreamable if the file's queries are not
+    contiguous (InputError for a problem that read_run names by line)."""
+    qrels = qrels.sort("qid", maintain_order=True)
+    judged_queries = qrels.get_column("qid").set_sorted()
+    parts: list[pl.DataFrame] = []
+    unjudged = 0
+    for block, heads in prefetched(_with_heads(stream)):
+        heads = heads.sort()
+        low = judged_queries.search_sorted(heads, side="left")
+        high = judged_queries.search_sorted(heads, side="right")
+        unjudged += int((low == high).sum())
+        rows = pl.select(pl.int_ranges(low, high).explode().drop_nulls()).to_series()
+        if rows.len():
+            parts.append(trec_eval_per_query(block, qrels[rows], measures, all_queries=True,
+                                             **options))
+    heads = pl.concat(stream.heads) if stream.heads else pl.Series("qid", [], pl.String)
+    if heads.n_unique() != heads.len():
+        raise NotStreamable("a query's lines are not contiguous")
+    if all_queries:  # qrels queries without results score 0 (trec_eval -c)
+        missing = qrels.filter(pl.col("qid").is_in(heads.implode()).not_())
+        if missing.height:
+            empty = pl.DataFrame(schema={"qid": pl.String, "docid": pl.String,
+                                         "score": pl.Float64})
+            parts.append(trec_eval_per_query(empty, missing, measures, all_queries=True,
+                                             **options))
+    per_query = pl.concat(parts).sort("qid") if parts else pl.DataFrame()
+    if per_query.height == 0:
+        where = f"{name}: " if name else ""
+        raise RankframeError(f"{where}no queries with both results and relevance info")
+    return RunFileResult(per_query, stream.tag or "", unjudged, heads)
+
+
+def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
+    for block in stream:
+        yield block, stream.heads[-1]
 
 
 def evaluate_runs(

@@ -6,7 +6,7 @@
 
 What to compute and print is trec_eval's knowledge (:mod:`rankframe.trec_eval`: ``-m``
 syntax, printed names, order, summaries, query selection, line format); the values come
-from :func:`rankframe.analysis.runs.trec_eval_per_query`. ``-m`` also takes rankframe
+from :func:`rankframe.analysis.runs.trec_eval_run_file`. ``-m`` also takes rankframe
 measure strings (``ndcg@10``): printed under trec_eval's name for the same measure
 (:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
 trec_eval's measures. ``-R`` picks the relevance-information format (:data:`FORMATS`: how
@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 import polars as pl
 
 from rankframe import __version__, faces, groups, trec_eval
-from rankframe.analysis.runs import trec_eval_per_query
+from rankframe.analysis.runs import RunFileResult, trec_eval_per_query, trec_eval_run_file
 from rankframe.errors import InputError, MeasureError, RankframeError
 from rankframe.io import (
     read_prefs,
@@ -55,23 +55,28 @@ _QUERIES_ONLY = "num_ret"
 TREC_EVAL_VERSION = "10.0-rc3"
 
 
-def _qrels_per_query(run: pl.DataFrame, qrels: pl.DataFrame, needed: list[str],
-                     args: argparse.Namespace, name: str) -> pl.DataFrame:
-    return trec_eval_per_query(run, qrels, needed, all_queries=args.c, depth=args.M,
-                               ties=args.ties, threshold=args.l, engine=args.engine,
-                               judged_only=args.J, name=name)
+def _qrels_per_query(path: str, qrels: pl.DataFrame, needed: list[str],
+                     args: argparse.Namespace, name: str) -> RunFileResult:
+    """The run file streamed in blocks of whole queries (bounded memory)."""
+    return trec_eval_run_file(path, qrels, needed, all_queries=args.c, depth=args.M,
+                              ties=args.ties, threshold=args.l, engine=args.engine,
+                              judged_only=args.J, name=name)
 
 
-def _groups_per_query(run: pl.DataFrame, qrels_jg: pl.DataFrame, needed: list[str],
-                      args: argparse.Namespace, name: str) -> pl.DataFrame:
+def _groups_per_query(path: str, qrels_jg: pl.DataFrame, needed: list[str],
+                      args: argparse.Namespace, name: str) -> RunFileResult:
     """Each measure per (query, judgment group), then averaged over the query's groups."""
     if args.ties != "docid":
         raise RankframeError("-R qrels_jg: --ties average is not available for judgment groups")
+    run = read_run(path)
     keyed_run, keyed_qrels, mapping = groups.group_keys(run, qrels_jg)
     per_group = trec_eval_per_query(keyed_run, keyed_qrels, needed, all_queries=args.c,
                                     depth=args.M, threshold=args.l, engine=args.engine,
                                     judged_only=args.J, name=name)
-    return groups.average_groups(groups.unkey(per_group, mapping))
+    per_query = groups.average_groups(groups.unkey(per_group, mapping))
+    runid = str(run["tag"][0]) if run.height else ""
+    return RunFileResult(per_query, runid, trec_eval.unjudged_count(run, qrels_jg),
+                         run["qid"].unique())
 
 
 #: ``-T`` formats (trec_eval 10 has one).
@@ -388,9 +393,7 @@ def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
 
     def evaluate_one(path: str, qrels: pl.DataFrame, name: str
                      ) -> tuple[int, list[trec_eval.Line]]:
-        run_frame = read_run(path)
-        unjudged = trec_eval.unjudged_count(run_frame, qrels)
-        per_query = per_query_of(run_frame, qrels, needed, args, name)
+        per_query, runid, unjudged, run_queries = per_query_of(path, qrels, needed, args, name)
         # One column per printed name (two names may share a measure string).
         per_query = per_query.select(
             "qid", *(pl.col(string).alias(printed) for printed, string in strings.items()))
@@ -400,12 +403,11 @@ def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
             if per_query.height == 0:
                 raise RankframeError(f"-D {args.D[0]}.{only}: no query {only!r} with both "
                                      "results and relevance info")
-        runid = str(run_frame["tag"][0]) if run_frame.height else ""
         # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
         num_rel_all = int((qrels["rel"] > 0).sum()) if args.c and only is None else None
         shown = None
         if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
-            shown = per_query["qid"].is_in(run_frame["qid"].unique().implode())
+            shown = per_query["qid"].is_in(run_queries.implode())
         return unjudged, trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
                                          summaries=not args.n, judged_only=args.J,
                                          num_rel_all=num_rel_all, printed=shown,

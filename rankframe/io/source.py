@@ -23,7 +23,7 @@ from typing import BinaryIO, Final
 
 from rankframe.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "fail", "read_text_bytes"]
+__all__ = ["MAX_LINE_BYTES", "fail", "read_text_bytes", "text_pieces"]
 
 #: The longest line accepted, in bytes of UTF-8 (1 MiB): a TREC line is a few dozen bytes.
 MAX_LINE_BYTES: Final = 1 << 20
@@ -48,28 +48,42 @@ def read_text_bytes(source: Path, kind: str) -> bytes:
     """The text of ``source`` (a ``kind`` file: "run" or "qrels") as UTF-8 bytes without a
     byte-order mark, read once; raises FileNotFoundError for a missing path and
     :class:`~rankframe.errors.InputError` for everything else (see the module)."""
+    with _opened(source, kind) as stream:
+        return _bounded(source, _decoded(source, stream, kind), kind)
+
+
+def text_pieces(source: Path, kind: str) -> Iterator[bytes]:
+    """The text of ``source`` as :func:`read_text_bytes` reads it (gzip inflated, a
+    byte-order mark decoded and dropped), in pieces of about a MiB, *without* the NUL and
+    line-length checks: for a reader that checks its pieces itself and streams them."""
+    with _opened(source, kind) as stream:
+        yield from _decoded(source, stream, kind)
+
+
+def _opened(source: Path, kind: str) -> BinaryIO:
     try:
-        stream = open(source, "rb")  # noqa: SIM115 (closed below; a FIFO is opened once)
+        return open(source, "rb")  # the callers close it; a FIFO is opened once
     except FileNotFoundError:
         raise FileNotFoundError(f"rankframe: {kind} file not found: {source}") from None
     except IsADirectoryError:
         raise fail(source, None, f"is a directory, expected a {kind} file") from None
     except OSError as exc:
         raise fail(source, None, f"cannot open the {kind} file ({exc.strerror or exc})") from None
-    with stream:
-        head, rest = _first(_blocks(source, stream, kind))
-        pieces: Iterable[bytes] = _chain(head, rest)
-        if head.startswith(_GZIP_MAGIC):
-            head, rest = _first(_inflate(source, pieces))
-            pieces = _chain(head, rest)
-        for mark, encoding in _MARKS:
-            if head.startswith(mark):
-                pieces = _decode(source, pieces, encoding)
-                break
-        else:
-            if head.startswith(codecs.BOM_UTF8):
-                pieces = _chain(head[len(codecs.BOM_UTF8):], rest)
-        return _bounded(source, pieces, kind)
+
+
+def _decoded(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:
+    """The pieces of ``stream``, gunzipped and as UTF-8 without a byte-order mark."""
+    head, rest = _first(_blocks(source, stream, kind))
+    pieces: Iterable[bytes] = _chain(head, rest)
+    if head.startswith(_GZIP_MAGIC):
+        head, rest = _first(_inflate(source, pieces))
+        pieces = _chain(head, rest)
+    for mark, encoding in _MARKS:
+        if head.startswith(mark):
+            return iter(_decode(source, pieces, encoding))
+    if head.startswith(codecs.BOM_UTF8):
+        return _chain(head[len(codecs.BOM_UTF8):], rest)
+    return iter(pieces)
 
 
 def _blocks(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:

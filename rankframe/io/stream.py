@@ -1,0 +1,174 @@
+"""A run file streamed as blocks of whole queries, in bounded memory.
+
+:class:`RunStream` reads a plainly laid out run file (what :func:`rankframe.io.read_run`'s
+fast path reads: one space between six fields, LF line ends, no comment, blank or
+malformed line) a few MiB at a time, parses each piece with Polars' CSV reader and yields
+frames of columns ``qid``, ``docid``, ``score`` that each hold whole queries, in file
+order. Only one piece of text, one parsed piece and the rows of the query still open are
+held at once, so memory does not grow with the file (a single huge query is held whole).
+
+Anything the fast path cannot prove raises :class:`NotStreamable` (a piece that is not
+plainly laid out, a NULL field, a comment, a non-finite score, a file that is not a regular
+file and cannot be read twice): the caller then reads the file with ``read_run``, which
+reads every layout and names the file and line of a problem. Whether the queries are
+contiguous in the file (each query's lines together) is known only at the end:
+:attr:`RunStream.heads` lists the query of every contiguous run of lines, so a caller can
+check that none repeats.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import stat
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Final, TypeVar
+
+import polars as pl
+
+from rankframe.io.source import MAX_LINE_BYTES, text_pieces
+from rankframe.table.series import run_starts
+
+__all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "prefetched"]
+
+#: Text parsed at once, in bytes (about 50,000 lines of a typical run): smaller blocks hold
+#: less memory, larger ones pay less per-block overhead.
+BLOCK_BYTES: Final = 2 << 20
+_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
+_SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
+                  "score": pl.Float64, "tag": pl.String}
+
+
+class NotStreamable(Exception):
+    """The file cannot be streamed: read it whole with ``read_run`` (internal signal)."""
+
+
+class RunStream:
+    """The blocks of whole queries of the run file ``path`` (see the module).
+
+    After iterating, :attr:`tag` is the first line's run tag and :attr:`heads` the query of
+    each contiguous run of lines, in file order (a query twice: the file is not grouped).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], block_bytes: int = BLOCK_BYTES) -> None:
+        self.path = Path(path)
+        self.block_bytes = block_bytes
+        self.tag: str | None = None
+        self.heads: list[pl.Series] = []
+
+    def __iter__(self) -> Iterator[pl.DataFrame]:
+        try:
+            regular = stat.S_ISREG(os.stat(self.path).st_mode)
+        except OSError:
+            regular = False
+        if not regular:  # a pipe is read once: it cannot fall back to read_run
+            raise NotStreamable(f"{self.path} is not a regular file")
+        pending: list[pl.DataFrame] = []  # the rows of the last query seen, not yet closed
+        for frame in self._parsed():
+            queries = frame.get_column("qid")
+            starts = run_starts(queries)
+            last = int(starts[-1])
+            if last == 0 and pending and pending[-1]["qid"][0] == queries[0]:
+                pending.append(frame)  # the open query goes on
+                continue
+            if last == 0:
+                if pending:
+                    yield self._closed(pending)
+                pending = [frame]
+                continue
+            pending.append(frame.slice(0, last))
+            yield self._closed(pending)
+            pending = [frame.slice(last)]
+        if pending:
+            yield self._closed(pending)
+
+    def _closed(self, frames: list[pl.DataFrame]) -> pl.DataFrame:
+        """``frames`` (emptied) as one block, one chunk; its query heads recorded."""
+        block = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
+        frames.clear()  # the pieces can go once copied
+        queries = block.get_column("qid")
+        self.heads.append(queries.gather(run_starts(queries)))
+        return block
+
+    def _parsed(self) -> Iterator[pl.DataFrame]:
+        """The file's lines parsed, about ``block_bytes`` of text at a time (whole lines)."""
+        data = b""
+        for piece in text_pieces(self.path, "run"):
+            data += piece
+            while len(data) >= self.block_bytes:
+                end = data.rfind(b"\n", 0, self.block_bytes) + 1 or data.find(b"\n") + 1
+                if end == 0:  # no line end yet
+                    if len(data) > MAX_LINE_BYTES:
+                        raise NotStreamable("a line longer than the limit")
+                    break
+                yield self._parse(data[:end])
+                data = data[end:]
+        if data:
+            yield self._parse(data)
+        elif self.tag is None:
+            raise NotStreamable("an empty file")
+
+    def _parse(self, data: bytes) -> pl.DataFrame:
+        """One piece of whole lines as (qid, docid, score), or NotStreamable."""
+        if any(byte in data for byte in _NOT_PLAIN):
+            raise NotStreamable("not plainly laid out")
+        try:
+            table = pl.read_csv(data, separator=" ", has_header=False, quote_char=None,
+                                new_columns=list(_SCHEMA), schema=_SCHEMA,
+                                truncate_ragged_lines=False)
+        except pl.exceptions.PolarsError:
+            raise NotStreamable("not plainly laid out") from None
+        lengths = pl.sum_horizontal(pl.col(c).str.len_bytes()
+                                    for c in ("qid", "docid", "Q0", "tag"))
+        tests = [
+            *(pl.col(c).null_count() == 0 for c in _SCHEMA),
+            pl.col("qid").str.starts_with("#").not_().all(),
+            pl.col("score").is_finite().all(),
+            # numbers are short: the four text fields bound a line's length
+            (lengths.max() + 64 <= MAX_LINE_BYTES).fill_null(True),
+        ]
+        passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
+        if table.height == 0 or not all(passed):
+            raise NotStreamable("not plainly laid out")
+        if self.tag is None:
+            self.tag = table["tag"][0]
+        return table.select("qid", "docid", "score")
+
+
+_Item = TypeVar("_Item")
+_END: Final = object()
+
+
+def prefetched(items: Iterable[_Item]) -> Iterator[_Item]:
+    """``items`` produced one ahead on a thread, so that making the next one (reading and
+    parsing a block: Polars releases the GIL) overlaps the caller's work on this one; an
+    exception of the producer is raised here, in order."""
+    box: queue.Queue[object] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                box.put(item)
+        except BaseException as exc:  # handed to the consumer
+            box.put(exc)
+        box.put(_END)
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while (item := box.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting to put
+            try:
+                box.get_nowait()
+            except queue.Empty:
+                worker.join(0.01)

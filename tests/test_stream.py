@@ -1,0 +1,121 @@
+"""The streamed run reader (rankframe.io.stream) and the streamed evaluation of a run file
+(rankframe.analysis.runs.trec_eval_run_file): the same values as reading the file whole, in
+blocks of whole queries, with a fall-back to read_run for every file it cannot stream."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from rankframe.analysis.runs import trec_eval_per_query, trec_eval_run_file
+from rankframe.errors import InputError
+from rankframe.io import read_qrels, read_run
+from rankframe.io.stream import NotStreamable, RunStream
+from rankframe.trec_eval import unjudged_count
+from tests.trec_data import TrecCase, trec_cases
+
+MEASURES = ["ndcg_cut_10", "map", "recip_rank", "P_5", "recall_10", "num_ret", "num_rel"]
+
+
+def write_plain(case: TrecCase, directory: Path, order: list[str] | None = None) -> Path:
+    """The run as a plainly laid out file (single spaces, LF), queries in ``order``."""
+    path = directory / "plain.run"
+    with path.open("w") as f:
+        for q in order or list(case.run):
+            for i, (d, s) in enumerate(case.run[q].items(), start=1):
+                f.write(f"{q} Q0 {d} {i} {s!r} tag{q}\n")
+    return path
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=trec_cases(), block=st.sampled_from([1, 40, 200, 1 << 20]),
+       complete=st.booleans(), depth=st.sampled_from([None, 3]))
+def test_streamed_equals_whole(tmp_path: Path, case: TrecCase, block: int, complete: bool,
+                               depth: int | None) -> None:
+    qrels_path, _ = case.write(tmp_path)
+    path = write_plain(case, tmp_path)
+    qrels = read_qrels(qrels_path)
+    run = read_run(path)
+    stream = RunStream(path, block_bytes=block)
+    blocks = list(stream)
+    assert stream.tag == run["tag"][0]
+    assert_frame_equal(pl.concat(blocks), run.select("qid", "docid", "score"))
+    # whole queries: no query in two blocks
+    assert pl.concat([b["qid"].unique() for b in blocks]).is_unique().all()
+    try:
+        expected = trec_eval_per_query(run, qrels, MEASURES, all_queries=complete,
+                                       depth=depth)
+    except Exception as exc:  # no query left: the same error
+        with pytest.raises(type(exc), match="no queries"):
+            trec_eval_run_file(path, qrels, MEASURES, all_queries=complete, depth=depth,
+                               block_bytes=block)
+        return
+    got = trec_eval_run_file(path, qrels, MEASURES, all_queries=complete, depth=depth,
+                             block_bytes=block)
+    assert_frame_equal(got.per_query, expected)
+    assert got.runid == run["tag"][0]
+    assert got.unjudged == unjudged_count(run, qrels)
+
+
+def test_queries_not_contiguous_fall_back(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("a 0 x 1\nb 0 y 1\n")
+    path = tmp_path / "run"
+    path.write_text("a Q0 x 1 2.0 t\nb Q0 y 1 2.0 t\na Q0 z 2 1.0 t\n")
+    stream = RunStream(path, block_bytes=1)
+    list(stream)
+    heads = pl.concat(stream.heads)
+    assert heads.to_list() == ["a", "b", "a"]  # seen twice: not grouped
+    qrels = read_qrels(tmp_path / "qrels")
+    got = trec_eval_run_file(path, qrels, ["num_ret", "P_1"], block_bytes=1)
+    assert got.per_query.rows() == [("a", 2, 1.0), ("b", 1, 1.0)]
+
+
+@pytest.mark.parametrize("text", [
+    "a Q0 x 1 2.0 t\n# comment\n",
+    "a Q0 x 1 2.0 t\na\tQ0 y 2 1.0 t\n",
+    "a Q0 x 1 2.0 t\na Q0 y 2 nan t\n",
+    "a Q0 x 1 2.0 t\na Q0 y 2 1.0\n",
+    "a Q0 x 1 2.0 t\na  Q0 y 2 1.0 t\n",
+    "a Q0 x 1 2.0 t\n\n",
+    "",
+])
+def test_not_plain_is_not_streamed(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "run"
+    path.write_text(text)
+    with pytest.raises(NotStreamable):
+        list(RunStream(path))
+
+
+def test_problems_named_by_line(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("a 0 x 1\n")
+    qrels = read_qrels(tmp_path / "qrels")
+    path = tmp_path / "run"
+    path.write_text("a Q0 x 1 2.0 t\na Q0 y 2 1.0 t\na Q0 x 3 0.5 t\n")
+    with pytest.raises(InputError, match=r"line 3: duplicate document 'x'"):
+        trec_eval_run_file(path, qrels, ["map"])
+    path.write_text("a Q0 x 1 2.0 t\na Q0 y 2 1.0\n")
+    with pytest.raises(InputError, match=r"line 2: expected 6 fields"):
+        trec_eval_run_file(path, qrels, ["map"])
+
+
+def test_pipe_is_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "qrels").write_text("a 0 x 1\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotStreamable):
+        list(RunStream(fifo))
+    writer = threading.Thread(target=(tmp_path / "fifo").write_text,
+                              args=("a Q0 y 1 2.0 t\na Q0 x 2 1.0 t\n",))
+    writer.start()
+    got = trec_eval_run_file(fifo, read_qrels(tmp_path / "qrels"), ["recip_rank"])
+    writer.join()
+    assert got.per_query.rows() == [("a", 0.5)]
+    assert got.runid == "t"
