@@ -117,7 +117,7 @@ class RunStream:
         try:
             table = pl.read_csv(data, separator=" ", has_header=False, quote_char=None,
                                 new_columns=list(_SCHEMA), schema=_SCHEMA,
-                                truncate_ragged_lines=False)
+                                truncate_ragged_lines=True)
         except pl.exceptions.PolarsError:
             raise NotStreamable("not plainly laid out") from None
         lengths = pl.sum_horizontal(pl.col(c).str.len_bytes()
