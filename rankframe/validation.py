@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, TypeVar
@@ -54,6 +54,17 @@ def _finite(value: object) -> bool:
 
 def _boolean(value: object) -> bool:
     return isinstance(value, bool)
+
+
+def _gain_levels(value: Mapping[Any, Any]) -> bool:
+    """Every key an integer grade >= 0, every gain a finite number."""
+    return all(_integer(level) and operator.index(level) >= 0 and _finite(gain)
+               for level, gain in value.items())
+
+
+def _gain_pairs(value: Mapping[Any, Any]) -> tuple[tuple[int, float], ...]:
+    """A gain mapping as (grade, gain) pairs in grade order (hashable, one spelling)."""
+    return tuple(sorted((operator.index(level), float(gain)) for level, gain in value.items()))
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,9 @@ RULES: dict[str, Rule] = {
     "penalty": _UNIT,
     "persistence": Rule("lie in (0, 1)", _finite, lambda v: 0 < v < 1, float),
     "flag": Rule("be True or False", _boolean, _always, bool),
+    # trec_eval's ndcg.1=3,2=9: a gain per grade; the grades left out keep their default gain.
+    "gains": Rule("be a mapping of integer grades >= 0 to finite gains (e.g. {1: 3, 2: 9})",
+                  lambda v: isinstance(v, Mapping), _gain_levels, _gain_pairs),
 }
 
 

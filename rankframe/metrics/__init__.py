@@ -10,13 +10,15 @@ from rankframe.metrics.counts import (
     precision,
     recall,
 )
-from rankframe.metrics.gains import cg, dcg, idcg, ndcg
+from rankframe.metrics.gains import cg, dcg, idcg, ndcg, ndcg_p, ndcg_rel, rndcg
 from rankframe.metrics.ranked import (
     average_precision,
     bpref,
+    infap,
     iprec_at_recall,
     r_precision,
     reciprocal_rank,
+    yaap,
 )
 from rankframe.metrics.tied import (
     average_precision_ties,
@@ -39,11 +41,14 @@ __all__ = [
     "f1",
     "hit_rate",
     "idcg",
+    "infap",
     "iprec_at_recall",
     "judged",
     "kendall_distance",
     "kendall_tau",
     "ndcg",
+    "ndcg_p",
+    "ndcg_rel",
     "ndcg_ties",
     "num_rel",
     "num_rel_ret",
@@ -58,5 +63,7 @@ __all__ = [
     "recall_ties",
     "reciprocal_rank",
     "reciprocal_rank_ties",
+    "rndcg",
     "spearman_rho",
+    "yaap",
 ]

@@ -219,6 +219,110 @@ def bpref(
     return ratio(term.filter(is_rel_ret).sum(), r_count).alias(label("bpref", None))
 
 
+#: trec_eval's INFAP_EPSILON: keeps infAP's estimate of precision above defined at 0 / 0.
+INFAP_EPSILON = 0.00001
+
+
+def _in_order(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
+    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
+
+
+@validated(METRICS["infap"])
+@rank_guarded
+def infap(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Inferred average precision (Yilmaz & Aslam 2006, as in trec_eval ``infAP``).
+
+    Contract: docs/semantics.md#infap.
+
+    For the relevant retrieved row at rank r > 1, with a relevant, b judged non-relevant and
+    u pooled-but-unjudged (negative grade) rows above it, j = r - 1 and e = 0.00001:
+    ``1/r + (j/r) * ((a + b + u)/j) * ((a + e)/(a + b + 2e))``; at rank 1 the term is 1.
+    Rows outside the pool (NULL grade) count only as positions. infAP = sum of terms / R,
+    0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
+        threshold; negative: in the pool but not judged (trec_eval reads every negative
+        qrels grade so); NULL: not in the pool.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, None], "rel": [1, None, 0, -1, 1, 1]})
+    >>> round(df.select(rf.infap("rel")).item(), 4)
+    0.5
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    ret = retrieved(rank_e)
+    ranks = rank_e.filter(ret).sort()
+    grades = rel_e.filter(ret).sort_by(rank_e.filter(ret))
+    is_rel = relevant(grades, threshold)
+    rel_above = is_rel.cast(pl.Int64).cum_sum() - is_rel.cast(pl.Int64)
+    nonrel_above = judged_nonrelevant(grades, threshold).cast(pl.Int64).cum_sum()
+    unjudged_above = (grades < 0).fill_null(False).cast(pl.Int64).cum_sum()
+    j = (ranks - 1).cast(pl.Float64)
+    above = (rel_above + nonrel_above + unjudged_above).cast(pl.Float64)
+    estimate = ((rel_above.cast(pl.Float64) + INFAP_EPSILON)
+                / ((rel_above + nonrel_above).cast(pl.Float64) + 2 * INFAP_EPSILON))
+    term = (pl.when(ranks == 1).then(pl.lit(1.0))
+            .otherwise(1.0 / (j + 1.0) + (j / (j + 1.0)) * (above / j) * estimate))
+    return ratio(_in_order(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
+        label("infap", None))
+
+
+@validated(METRICS["yaap"])
+@rank_guarded
+def yaap(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Yet another average precision (Robertson 2012, as in trec_eval ``yaap``).
+
+    Contract: docs/semantics.md#yaap.
+
+    ``yaap = ln((1 + S) / (1 + R - S))`` with S = sum over the relevant retrieved rows of
+    j / r_j (the precisions average precision sums). Negative below S = R/2; 0 for a query
+    with R = 0 and nothing relevant retrieved.
+
+    Parameters
+    ----------
+    rel
+        Grade column: relevant iff rel >= threshold (NULL and negative grades never are).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [1, 0, 1, 1]})
+    >>> round(df.select(rf.yaap("rel")).item(), 4)
+    0.1335
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    ranks = relevant_ranks(rank_e, rel_e, threshold, None)
+    total = _in_order(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
+    big_r = count(relevant(rel_e, threshold)).cast(pl.Float64)
+    return ((1.0 + total) / ((1.0 + big_r) - total)).log().alias(label("yaap", None))
+
+
 @validated(METRICS["iprec_at_recall"])
 @rank_guarded
 def iprec_at_recall(

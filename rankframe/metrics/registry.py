@@ -27,7 +27,7 @@ from rankframe import validation
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
-    "weight",
+    "weight", "gains",
 ]
 Aggregate = Literal["mean", "sum"]
 
@@ -68,6 +68,11 @@ def _never(values: Mapping[str, Any]) -> bool:
 
 def _always(values: Mapping[str, Any]) -> bool:
     return True
+
+
+def _no_gain_at_zero(values: Mapping[str, Any]) -> bool:
+    """Rows with a grade <= 0 gain nothing: no gain mapping gives grade 0 a gain."""
+    return all(level != 0 or gain == 0 for level, gain in values.get("gains") or ())
 
 
 def _at_cutoff(values: Mapping[str, Any]) -> bool:
@@ -139,6 +144,9 @@ K = Param("k", "cutoff")
 THRESHOLD = Param("threshold", "threshold", 1)
 GAIN = Param("gain", "choice", "linear", ("linear", "exponential"))
 IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"))
+#: trec_eval's gain per grade (``-m ndcg.1=3,2=9``): (grade, gain) pairs; other grades keep
+#: the gain of ``gain``. Checked as a mapping, converted to pairs in grade order.
+GAINS = Param("gains", "gains", None)
 PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"))
 
 # Columns read by the metrics beyond (rel, rank).
@@ -158,6 +166,8 @@ _DECLARED = (
            positive_rows=_always),
     Metric("r_precision", (THRESHOLD,), positive_rows=_always),
     Metric("bpref", (THRESHOLD,)),
+    Metric("infap", (THRESHOLD,)),
+    Metric("yaap", (THRESHOLD,), positive_rows=_always),
     Metric("iprec_at_recall",
            (Param("recall", "recall_level"), THRESHOLD,
             Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
@@ -165,7 +175,10 @@ _DECLARED = (
     Metric("cg", (K, GAIN), positive_rows=_always),
     Metric("dcg", (K, GAIN), positive_rows=_always),
     Metric("idcg", (K, GAIN, IDEAL), positive_rows=_always),
-    Metric("ndcg", (K, GAIN, IDEAL), positive_rows=_always),
+    Metric("ndcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
+    Metric("ndcg_rel", (GAINS,), positive_rows=_no_gain_at_zero),
+    Metric("rndcg", (THRESHOLD, GAINS)),  # reads the last rank: no pruning
+    Metric("ndcg_p", (THRESHOLD, GAINS), positive_rows=_no_gain_at_zero),
     Metric("num_ret", (K,), aggregate="sum", is_count=True),
     Metric("num_rel", (THRESHOLD,), aggregate="sum", is_count=True, positive_rows=_always),
     Metric("num_rel_ret", (K, THRESHOLD), aggregate="sum", is_count=True,
