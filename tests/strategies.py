@@ -88,6 +88,9 @@ def param_values(param: Param) -> st.SearchStrategy[Any]:
         return st.sampled_from([0.0, 0.5, 1.0, 0.25])
     if param.kind == "weight":
         return st.sampled_from([1.0, 0.5, 2, 0.25, 3.0])
+    if param.kind == "gains":  # a gain per grade: grade 0 too, gains 0 and negative too
+        return st.sampled_from([None, {1: 3, 2: 9, 4: 4.5}, {0: 1.0}, {1: -1.0, 3: 0.5},
+                                {2: 0}, {1: 2.5, 0: -0.5}, {}, {3: 1, 2: 3, 1: 5}])
     raise AssertionError(f"no strategy for parameter kind {param.kind!r}")
 
 

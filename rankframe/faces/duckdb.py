@@ -293,6 +293,12 @@ def sql_literal(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, (Mapping, tuple)):  # a gain per grade: (grade, gain) pairs
+        pairs = dict(value).items()
+        if not pairs:
+            return "NULL"
+        return "MAP {" + ", ".join(f"CAST({float(k)!r} AS DOUBLE): CAST({float(v)!r} AS DOUBLE)"
+                                   for k, v in pairs) + "}"
     raise TypeError(f"no SQL literal for {value!r}")
 
 
