@@ -79,7 +79,16 @@ _alias("gm_map", Alias("average_precision", summary="gmean",
                        help="average precision, summarised by geometric mean"))
 _alias("rprec r_precision", Alias("r_precision", cutoff=None, help="precision at rank R"))
 _alias("bpref", Alias("bpref", cutoff=None, help="binary preference"))
+_alias("gm_bpref", Alias("bpref", cutoff=None, summary="gmean",
+                         help="bpref, summarised by geometric mean"))
+_alias("infap infap", Alias("infap", cutoff=None,
+                            help="inferred AP (negative grades: pooled but unjudged)"))
+_alias("yaap", Alias("yaap", cutoff=None, help="yet another AP: ln((1 + S) / (1 + R - S))"))
 _alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
+_alias("ndcg_rel", Alias("ndcg_rel", cutoff=None, help="nDCG averaged over relevant rows"))
+_alias("rndcg", Alias("rndcg", cutoff=None, help="nDCG averaged at the ideal's R-levels"))
+_alias("ndcg_p", Alias("ndcg_p", cutoff=None,
+                       help="nDCG, rank 1 undiscounted, rank i by log2(i)"))
 _alias("ndcg_exp", Alias("ndcg", (("gain", "exponential"),), help="nDCG with 2^rel - 1 gain"))
 _alias("dcg", Alias("dcg", help="discounted cumulative gain (linear gain)"))
 _alias("dcg_exp", Alias("dcg", (("gain", "exponential"),), help="DCG with 2^rel - 1 gain"))
@@ -142,6 +151,21 @@ def _param_value(label: str, text: str) -> Any:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         raise MeasureError(f"measure {label!r}: cannot read parameter value {text!r}")
     return text
+
+
+def _gain_map(label: str, text: str) -> dict[int, float]:
+    """A ``gains`` value: ``1:3;2:9`` (a gain per grade, trec_eval's ``ndcg.1=3,2=9``)."""
+    pairs: dict[int, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        level, sep, value = item.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            pairs[int(level)] = float(value)
+        except ValueError:
+            raise MeasureError(f"measure {label!r}: gains are grade:gain pairs separated by "
+                               f"';' (gains=1:3;2:9), got {item!r}") from None
+    return pairs
 
 
 def _unknown(label: str) -> MeasureError:
@@ -216,7 +240,8 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )
-        values[key] = _param_value(label, raw)
+        kind = next(p.kind for p in metric.params if p.name == key)
+        values[key] = _gain_map(label, raw) if kind == "gains" else _param_value(label, raw)
     if threshold is not None and "threshold" in names:
         values.setdefault("threshold", threshold)
     summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")

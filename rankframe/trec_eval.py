@@ -60,7 +60,10 @@ __all__ = [
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
-               "num_q"]
+               "num_q", "gain_pairs"]
+#: A measure's parameters as ``-m`` gives them: cutoffs or numbers; for ``gain_pairs``
+#: (``ndcg.1=3,2=9``) the text after the dot, kept as written (trec_eval prints it).
+Params = tuple[float | str, ...]
 
 #: Floor applied before the logarithm of geometric-mean measures (trec_eval's MIN_GEO_MEAN).
 GEOMETRIC_MEAN_FLOOR = 1e-5
@@ -87,15 +90,17 @@ class TrecMeasure:
     #: False for rankframe's additions (not in trec_eval, so not in ``all_trec``).
     trec: bool = True
 
-    def names(self, params: tuple[float, ...] | None) -> list[str]:
+    def names(self, params: Params | None) -> list[str]:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
         values = params if params is not None else self.defaults
+        if self.kind == "gain_pairs":  # ndcg_1=3,2=9: the pairs as written
+            return [f"{self.name}_{params[0]}" if params else self.name]
         if self.kind == "cut_int":
             return [f"{self.name}_{int(v)}" for v in values]
         if self.kind == "cut_float":
-            return [f"{self.name}_{v:3.2f}" for v in values]
+            return [f"{self.name}_{float(v):3.2f}" for v in values]
         if self.kind == "param_float" and params is not None:
-            return [f"{self.name}_{v:g}" for v in params]
+            return [f"{self.name}_{float(v):g}" for v in params]
         return [self.name]
 
     @property
@@ -122,14 +127,22 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("iprec_at_recall", "cut_float", "iprec_at_recall", _RECALL_LEVELS),
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
+    TrecMeasure("infAP", "value", "infap"),
+    TrecMeasure("gm_bpref", "summary_only", "gm_bpref"),
     TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
-    TrecMeasure("ndcg", "value", "ndcg", tie_aware="ndcg_ties"),
+    TrecMeasure("ndcg", "gain_pairs", "ndcg", tie_aware="ndcg_ties"),
+    TrecMeasure("ndcg_rel", "gain_pairs", "ndcg_rel"),
+    TrecMeasure("Rndcg", "gain_pairs", "rndcg"),
+    # trec_eval 10 has m_ndcg_p.c but registers no ndcg_p (its binary says "illegal
+    # measure"): rankframe's addition, so outside all_trec.
+    TrecMeasure("ndcg_p", "gain_pairs", "ndcg_p", trec=False),
     TrecMeasure("ndcg_cut", "cut_int", "ndcg", _CUTOFFS, tie_aware="ndcg_ties"),
     TrecMeasure("map_cut", "cut_int", "map", _CUTOFFS, tie_aware="map_ties"),
     TrecMeasure("success", "cut_int", "success", (1, 5, 10)),
     TrecMeasure("set_P", "value", "p"),
     TrecMeasure("set_recall", "value", "recall"),
     TrecMeasure("set_F", "param_float", "set_f", (1.0,)),
+    TrecMeasure("yaap", "value", "yaap", trec=False),  # trec_eval's, not in its all_trec
     TrecMeasure("rbp", "param_float", "rbp", (0.8,)),
     TrecMeasure("rbp_resid", "param_float", "rbp_residual", (0.8,)),
     # rankframe's additions, after trec_eval's own measures:
@@ -144,6 +157,8 @@ PRINTED_NAMES: dict[str, str] = {
     m.name: m.measure for m in TREC_MEASURES
     if m.measure is not None and m.kind not in ("cut_int", "cut_float")
 }
+#: Measures printed with their gain pairs (``ndcg_1=3,2=9``).
+GAIN_PAIR_NAMES: tuple[str, ...] = tuple(m.name for m in TREC_MEASURES if m.kind == "gain_pairs")
 #: Roots printed with a parameter after an underscore (``P_10``, ``set_F_0.5``) -> the
 #: rankframe measure name that takes the parameter as its cutoff.
 CUTOFF_NAMES: dict[str, str] = {
@@ -152,9 +167,9 @@ CUTOFF_NAMES: dict[str, str] = {
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G", "dcg",
-    "ideal_dcg", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-    "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
+    "relstring", "Rprec_mult", "utility", "binG", "G", "dcg",
+    "ideal_dcg", "relative_P", "set_relative_P", "set_map",
+    "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg",
 )
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -167,7 +182,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 #: The selected measures with their parameters (None: the defaults), in trec_eval's order.
-Selection = list[tuple[TrecMeasure, tuple[float, ...] | None]]
+Selection = list[tuple[TrecMeasure, Params | None]]
 
 #: The iprec_at_recall names 11pt_avg averages.
 ELEVEN_POINTS: tuple[str, ...] = tuple(_BY_NAME["iprec_at_recall"].names(_RECALL_LEVELS))
@@ -176,7 +191,40 @@ ELEVEN_POINTS: tuple[str, ...] = tuple(_BY_NAME["iprec_at_recall"].names(_RECALL
 # --------------------------------------------------------------------------- -m syntax
 
 
-def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ...]:
+def gain_pairs(spec: str, text: str) -> dict[int, float]:
+    """The gain per grade of ``-m ndcg.1=3,2=9`` (``text`` is ``1=3,2=9``): trec_eval's
+    rel_level=gain pairs. A grade is an integer >= 0, each at most once; a gain a number.
+
+    Examples
+    --------
+    >>> gain_pairs("ndcg.1=3,2=9.0,4=4.5", "1=3,2=9.0,4=4.5")
+    {1: 3.0, 2: 9.0, 4: 4.5}
+    """
+    pairs: dict[int, float] = {}
+    for item in text.split(","):
+        level, sep, value = item.partition("=")
+        if not sep:
+            raise MeasureError(f"-m {spec}: expected grade=gain pairs (ndcg.1=3,2=9), "
+                               f"got {item!r}")
+        if not level.strip().isdigit():
+            raise MeasureError(f"-m {spec}: a grade must be an integer >= 0, got {level!r} "
+                               "(trec_eval ignores such a pair silently)")
+        try:
+            gain = float(value)
+        except ValueError:
+            raise MeasureError(f"-m {spec}: a gain must be a number, got {value!r}") from None
+        if not math.isfinite(gain):
+            raise MeasureError(f"-m {spec}: a gain must be finite, got {value!r}")
+        if int(level) in pairs:
+            raise MeasureError(f"-m {spec}: grade {int(level)} is given twice")
+        pairs[int(level)] = gain
+    return pairs
+
+
+def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
+    if measure.kind == "gain_pairs":
+        gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
+        return (text,)
     if measure.kind not in _PARAMETRISED:
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
@@ -213,7 +261,7 @@ def select(specs: Sequence[str] | None) -> Selection:
     >>> [n for m, params in select(["map", "P.10,5"]) for n in m.names(params)]
     ['map', 'P_5', 'P_10']
     """
-    chosen: dict[str, set[float] | None] = {}
+    chosen: dict[str, set[float | str] | None] = {}
     for spec in ["official"] if specs is None else specs:
         root, dot, params = spec.partition(".")
         if root in NICKNAMES and not dot:
@@ -231,7 +279,12 @@ def select(specs: Sequence[str] | None) -> Selection:
                 f"-m {spec}: unknown measure {root!r}; supported: {', '.join(_BY_NAME)}, "
                 f"or a nickname: {', '.join(NICKNAMES)}"
             )
-        if dot:
+        if dot and measure.kind == "gain_pairs":  # the first -m with pairs wins (trec_eval)
+            if not chosen.get(root):
+                chosen[root] = set(_parse_params(spec, measure, params))
+        elif measure.kind == "gain_pairs":
+            chosen.setdefault(root, None)
+        elif dot:
             values = set(_parse_params(spec, measure, params))
             if root in chosen:  # also chosen before: with its defaults, or its own params
                 values |= chosen[root] or set(measure.defaults)
@@ -284,6 +337,8 @@ def spec_of(name: str) -> str:
     if name in _BY_NAME:
         return name
     for measure in sorted(TREC_MEASURES, key=lambda m: -len(m.name)):  # rbp_resid before rbp
+        if measure.kind == "gain_pairs" and name.startswith(measure.name + "_") and "=" in name:
+            return f"{measure.name}.{name[len(measure.name) + 1:]}"
         if measure.kind in _PARAMETRISED and name.startswith(measure.name + "_"):
             return f"{measure.name}.{name[len(measure.name) + 1:]}"
     raise MeasureError(f"{name!r} is not a printed trec_eval measure name")
@@ -304,6 +359,13 @@ def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> 
 def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
     """The rankframe measure string behind one printed trec_eval name."""
     suffix = name[len(measure.name):].lstrip("_")
+    if measure.kind == "gain_pairs" and suffix:  # ndcg_1=3,2=9 -> ndcg(gains=1:3;2:9)
+        pairs = gain_pairs(spec_of(name), suffix)
+        if ties == "average":
+            raise RankframeError(f"--ties average: {measure.name} with gains has no tie-aware "
+                                 "form")
+        text = ";".join(f"{level}:{gain!r}" for level, gain in pairs.items())
+        return f"{measure.measure}(gains={text})"
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         return f"{measure.name}@{suffix or measure.defaults[0]}"
     if ties == "average" and measure.kind != "count":

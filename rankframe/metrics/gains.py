@@ -374,7 +374,7 @@ def rndcg(
     points = ordinals(best).filter(changes)
     terms = _dcg_at(rel_e, rank_e, gains, points) / ideal_at.filter(changes)
     runs_on = (big_p > 0) & (last > big_p + 1)
-    tail = _dcg_at(rel_e, rank_e, gains, last) / ideal_at.last()
+    tail = _dcg_at(rel_e, rank_e, gains, last).first() / ideal_at.last()
     total = _in_order(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
     n_terms = count(changes) + runs_on.cast(pl.Int64)
     has_relevant = relevant(rel_e, threshold).any()
