@@ -25,7 +25,8 @@ from rankframe.metrics.registry import METRICS, Metric
 from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
 from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 
-Summary = Literal["mean", "sum", "gmean"]
+#: How per-query values are summarised; "none" for a string measure (relstring).
+Summary = Literal["mean", "sum", "gmean", "none"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Alias:
 
     metric: str
     fixed: tuple[tuple[str, Any], ...] = ()
-    cutoff: Literal["k", "recall", "p", "beta", None] = "k"
+    cutoff: Literal["k", "recall", "p", "beta", "length", None] = "k"
     summary: Summary | None = None
     help: str = ""
 
@@ -83,6 +84,8 @@ _alias("gm_bpref", Alias("bpref", cutoff=None, summary="gmean",
                          help="bpref, summarised by geometric mean"))
 _alias("infap infap", Alias("infap", cutoff=None,
                             help="inferred AP (negative grades: pooled but unjudged)"))
+_alias("relstring", Alias("relstring", cutoff="length", summary="none",
+                          help="the grades of the top 10 (relstring@20: 20) as a string"))
 _alias("yaap", Alias("yaap", cutoff=None, help="yet another AP: ln((1 + S) / (1 + R - S))"))
 _alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
 _alias("ndcg_rel", Alias("ndcg_rel", cutoff=None, help="nDCG averaged over relevant rows"))
@@ -221,6 +224,9 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif alias.cutoff == "p":
         if cutoff is not None:
             values["p"] = _number(label, cutoff, integer=False)
+    elif alias.cutoff == "length":
+        if cutoff is not None:
+            values["length"] = _number(label, cutoff, integer=True)
     elif alias.cutoff == "beta":
         # trec_eval's set_F.x weighs recall x times: F = (1 + x) P R / (x P + R), x = beta^2.
         values["k"] = None
@@ -235,8 +241,9 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if key in given:
             raise MeasureError(f"measure {label!r}: parameter {key!r} is given twice")
         given.add(key)
-        if not sep or key not in names or key in ("k", "recall", "p") or key == alias.cutoff:
-            allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
+        if (not sep or key not in names or key in ("k", "recall", "p", "length")
+                or key == alias.cutoff):
+            allowed = ", ".join(sorted(names - {"k", "recall", "p", "length"})) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )
@@ -270,7 +277,8 @@ def canonical(label: str) -> str:
     if given:
         text += "(" + ", ".join(f"{k.strip()}={v.strip()}" for k, _, v in given) + ")"
     if cutoff is not None:
-        value = next((measure.values[key] for key in ("k", "recall", "p", "recall_weight")
+        value = next((measure.values[key] for key in ("k", "recall", "p", "recall_weight",
+                                                      "length")
                       if measure.values.get(key) is not None), cutoff)
         text += f"@{value}" if isinstance(value, int) else f"@{value:g}"
     return text
@@ -289,11 +297,12 @@ def trec_eval_name(label: str) -> str | None:
     True
     """
     measure = parse(label)
-    keys = {"cut_int": ("k",), "cut_float": ("recall",), "param_float": ("p", "recall_weight")}
+    keys = {"cut_int": ("k",), "cut_float": ("recall",), "param_float": ("p", "recall_weight"),
+            "relstring": ("length",)}
     for trec in trec_eval.TREC_MEASURES:
         if trec.measure is None:
             continue
-        names = [trec.name] if trec.kind not in ("cut_int", "cut_float") else []
+        names = [trec.name] if trec.kind not in ("cut_int", "cut_float", "relstring") else []
         names += [name for key in keys.get(trec.kind, ()) if measure.values.get(key) is not None
                   for name in trec.names((measure.values[key],))]
         for name in names:

@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
-               "num_q", "gain_pairs"]
+               "num_q", "gain_pairs", "relstring"]
 #: A measure's parameters as ``-m`` gives them: cutoffs or numbers; for ``gain_pairs``
 #: (``ndcg.1=3,2=9``) the text after the dot, kept as written (trec_eval prints it).
 Params = tuple[float | str, ...]
@@ -93,6 +93,8 @@ class TrecMeasure:
     def names(self, params: Params | None) -> list[str]:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
         values = params if params is not None else self.defaults
+        if self.kind == "relstring":  # relstring, or relstring_20 when given a length
+            return [self.name if params is None else f"{self.name}_{float(params[0]):g}"]
         if self.kind == "gain_pairs":  # ndcg_1=3,2=9: the pairs as written
             return [f"{self.name}_{params[0]}" if params else self.name]
         if self.kind == "cut_int":
@@ -104,9 +106,11 @@ class TrecMeasure:
         return [self.name]
 
     @property
-    def summary(self) -> Literal["mean", "sum", "gmean"]:
+    def summary(self) -> Literal["mean", "sum", "gmean", "none"]:
         """How trec_eval summarises it over queries: sum of counts, geometric mean of
-        ``gm_*``, else the mean."""
+        ``gm_*``, none for relstring (per-query lines only), else the mean."""
+        if self.kind == "relstring":
+            return "none"
         if self.kind == "count":
             return "sum"
         return "gmean" if self.kind == "summary_only" else "mean"
@@ -126,6 +130,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("recip_rank", "value", "recip_rank", tie_aware="mrr_ties"),
     TrecMeasure("iprec_at_recall", "cut_float", "iprec_at_recall", _RECALL_LEVELS),
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
+    TrecMeasure("relstring", "relstring", "relstring", (10,)),  # per-query lines only
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
     TrecMeasure("infAP", "value", "infap"),
     TrecMeasure("gm_bpref", "summary_only", "gm_bpref"),
@@ -162,12 +167,13 @@ GAIN_PAIR_NAMES: tuple[str, ...] = tuple(m.name for m in TREC_MEASURES if m.kind
 #: Roots printed with a parameter after an underscore (``P_10``, ``set_F_0.5``) -> the
 #: rankframe measure name that takes the parameter as its cutoff.
 CUTOFF_NAMES: dict[str, str] = {
-    m.name: m.measure for m in TREC_MEASURES if m.measure is not None and m.kind in _PARAMETRISED
+    m.name: m.measure for m in TREC_MEASURES
+    if m.measure is not None and m.kind in (*_PARAMETRISED, "relstring")
 }
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "Rprec_mult", "utility", "binG", "G", "dcg",
+    "Rprec_mult", "utility", "binG", "G", "dcg",
     "ideal_dcg", "relative_P", "set_relative_P", "set_map",
     "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg",
 )
@@ -225,6 +231,11 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
     if measure.kind == "gain_pairs":
         gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
         return (text,)
+    if measure.kind == "relstring":
+        if not text.isdigit() or int(text) < 1:
+            raise MeasureError(f"-m {spec}: relstring takes a length, a positive integer, "
+                               f"got {text!r}")
+        return (int(text),)
     if measure.kind not in _PARAMETRISED:
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
@@ -279,10 +290,10 @@ def select(specs: Sequence[str] | None) -> Selection:
                 f"-m {spec}: unknown measure {root!r}; supported: {', '.join(_BY_NAME)}, "
                 f"or a nickname: {', '.join(NICKNAMES)}"
             )
-        if dot and measure.kind == "gain_pairs":  # the first -m with pairs wins (trec_eval)
+        if dot and measure.kind in ("gain_pairs", "relstring"):  # the first wins (trec_eval)
             if not chosen.get(root):
                 chosen[root] = set(_parse_params(spec, measure, params))
-        elif measure.kind == "gain_pairs":
+        elif measure.kind in ("gain_pairs", "relstring"):
             chosen.setdefault(root, None)
         elif dot:
             values = set(_parse_params(spec, measure, params))
@@ -339,16 +350,18 @@ def spec_of(name: str) -> str:
     for measure in sorted(TREC_MEASURES, key=lambda m: -len(m.name)):  # rbp_resid before rbp
         if measure.kind == "gain_pairs" and name.startswith(measure.name + "_") and "=" in name:
             return f"{measure.name}.{name[len(measure.name) + 1:]}"
-        if measure.kind in _PARAMETRISED and name.startswith(measure.name + "_"):
+        if measure.kind in (*_PARAMETRISED, "relstring") and name.startswith(measure.name + "_"):
             return f"{measure.name}.{name[len(measure.name) + 1:]}"
     raise MeasureError(f"{name!r} is not a printed trec_eval measure name")
 
 
-def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> TrecMeasure:
+def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none"]
+                      ) -> TrecMeasure:
     """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
     ``string`` after trec_eval's measures and summarised by ``summary`` (as
     :attr:`rankframe.measures.Measure.summary`)."""
-    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only"}
+    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only",
+                              "none": "relstring"}
     kind = kinds[summary]
     return TrecMeasure(string, kind, string, trec=False)
 
@@ -366,6 +379,8 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
                                  "form")
         text = ";".join(f"{level}:{gain!r}" for level, gain in pairs.items())
         return f"{measure.measure}(gains={text})"
+    if measure.kind == "relstring":
+        return f"relstring@{suffix or measure.defaults[0]}"
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         return f"{measure.name}@{suffix or measure.defaults[0]}"
     if ties == "average" and measure.kind != "count":
@@ -456,7 +471,14 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     if per_query_lines:
         for i, qid in enumerate(queries):
             for measure, name in printable:
-                if measure.kind != "summary_only":
+                if measure.kind == "relstring":  # printed quoted, as trec_eval prints it
+                    text = columns[name][i]
+                    if not text and name != measure.name:
+                        # -c: trec_eval ranks one made-up document (outside the pool) for a
+                        # query without results and clears only a plain relstring's text.
+                        text = "-"
+                    out.append(Line(name, str(qid), f"'{text}'", False))
+                elif measure.kind != "summary_only":
                     out.append(Line(name, str(qid), columns[name][i], measure.kind == "count"))
     if summaries:
         for measure, params in selected:
@@ -464,6 +486,8 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
                 out.append(Line("runid", "all", runid, False))
             elif measure.kind == "num_q":
                 out.append(Line("num_q", "all", len(queries), True))
+            elif measure.kind == "relstring":  # trec_eval prints no summary of it
+                continue
             else:
                 for name in measure.names(params):
                     value = summary(measure, columns[name])

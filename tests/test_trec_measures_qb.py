@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(not os.access(BINARY, os.X_OK),
 
 #: The measures of this file, as -m specs; the gains are whole numbers, see below.
 MEASURES = ["infAP", "gm_bpref", "ndcg_rel", "Rndcg", "yaap", "relstring", "relstring.20",
-            "ndcg.1=3,2=9,4=4", "ndcg_rel.0=1,2=5", "Rndcg.1=3,2=9,3=-1"]
+            "ndcg.1=3,2=9,4=4", "ndcg_rel.0=1,2=5", "Rndcg.0=-1,1=3,2=9"]
 OPTIONS = [["-q"], ["-q", "-c"], ["-q", "-l", "2"], ["-q", "-M", "30"], ["-q", "-c", "-l", "2"]]
 
 
@@ -71,6 +71,7 @@ def test_gain_pairs_as_trec_eval_help_writes_them() -> None:
 @given(case=trec_cases())
 def test_generated_cases(case: TrecCase, tmp_path_factory: pytest.TempPathFactory) -> None:
     qrels, run = case.write(tmp_path_factory.mktemp("case"))
-    for options in (["-q", "-c"], ["-q", "-l", "2", "-M", "3"]):
+    # -c always: without it trec_eval 10 stops at a qrels query without results.
+    for options in (["-q", "-c"], ["-q", "-c", "-l", "2", "-M", "3"]):
         args = [*options, *(f"-m{m}" for m in MEASURES), qrels, run]
         assert rankframe_eval(*args) == trec_eval(*args), (case.run, case.qrels, options)

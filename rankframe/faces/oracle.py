@@ -211,6 +211,27 @@ def infap(rows: Rows, threshold: float = 1) -> float:
     return total / big_r if big_r else total
 
 
+def relchar(rel: float | None) -> str:
+    """The character of a grade in relstring: the digit of 0-9, '>' above 9, '-' for NULL
+    (not in the pool), '.' for a negative grade (pooled, unjudged), '<' for a grade that
+    is not whole."""
+    if rel is None:
+        return "-"
+    if rel < 0:
+        return "."
+    if rel != math.floor(rel):
+        return "<"
+    return ">" if rel > 9 else str(int(rel))
+
+
+def relstring(rows: Rows, length: int | None = 10) -> str:
+    """Contract: docs/semantics.md#relstring."""
+    by_rank = {rank: rel for rel, rank in rows if rank is not None}
+    last = max(by_rank, default=0)
+    end = last if length is None else min(length, last)
+    return "".join(relchar(by_rank[i]) if i in by_rank else "-" for i in range(1, end + 1))
+
+
 def yaap(rows: Rows, threshold: float = 1) -> float:
     """Contract: docs/semantics.md#yaap."""
     big_r = _count_relevant(rows, threshold)

@@ -18,6 +18,7 @@ from rankframe.metrics.ranked import (
     iprec_at_recall,
     r_precision,
     reciprocal_rank,
+    relstring,
     yaap,
 )
 from rankframe.metrics.tied import (
@@ -63,6 +64,7 @@ __all__ = [
     "recall_ties",
     "reciprocal_rank",
     "reciprocal_rank_ties",
+    "relstring",
     "rndcg",
     "spearman_rho",
     "yaap",

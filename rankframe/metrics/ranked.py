@@ -283,6 +283,65 @@ def infap(
         label("infap", None))
 
 
+def relchar(rel: pl.Expr) -> pl.Expr:
+    """relstring's character of a grade: the digit of 0-9, '>' above 9, '-' for NULL (not in
+    the pool), '.' for a negative grade (pooled, unjudged), '<' for a grade not whole."""
+    grade = rel.cast(pl.Float64)
+    digit = grade.clip(0, 9).cast(pl.Int64).cast(pl.String)
+    return (pl.when(grade.is_null()).then(pl.lit("-")).when(grade < 0).then(pl.lit("."))
+            .when(grade != grade.floor()).then(pl.lit("<")).when(grade > 9).then(pl.lit(">"))
+            .otherwise(digit))
+
+
+_LAST = 2**62  # sorts unretrieved rows after every rank
+
+
+@validated(METRICS["relstring"])
+@rank_guarded
+def relstring(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    length: int | None = 10,
+) -> pl.Expr:
+    """The grades of the top ``length`` ranks as a string (trec_eval ``relstring``).
+
+    Contract: docs/semantics.md#relstring.
+
+    One character per position 1 .. min(length, last rank): the grade's digit for 0-9,
+    ``>`` above 9, ``-`` for a document outside the pool (NULL grade, or a rank gap),
+    ``.`` for a negative grade (pooled but unjudged), ``<`` for a grade that is not whole.
+    A String per query ("" when nothing is retrieved); it has no summary over queries.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved (not shown).
+    length
+        How many positions to show (trec_eval ``-m relstring.20``); default 10; ``None``:
+        every position up to the last rank.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 4, 5, None], "rel": [2, None, -1, 12, 1]})
+    >>> df.select(rf.relstring("rel")).item()
+    '2--.>'
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    last = rank_e.max().cast(pl.Int64).fill_null(0)
+    end = last if length is None else pl.min_horizontal(last, pl.lit(length, dtype=pl.Int64))
+    positions = pl.int_range(1, end + 1, dtype=pl.Int64)
+    key = rank_e.fill_null(_LAST).cast(pl.Int64)
+    at = key.sort().search_sorted(positions).cast(pl.Int64).clip(upper_bound=pl.len() - 1)
+    shown = relchar(rel_e).sort_by(key).gather(at)
+    chars = pl.when(key.sort().gather(at) == positions).then(shown).otherwise(pl.lit("-"))
+    return chars.str.join("").alias(label("relstring", None))
+
+
 @validated(METRICS["yaap"])
 @rank_guarded
 def yaap(

@@ -97,6 +97,8 @@ class Metric:
     aggregate: Aggregate = "mean"
     is_count: bool = False
     positive_rows: Callable[[Mapping[str, Any]], bool] = _never
+    #: A string per query (``relstring``), not a number: no summary over queries.
+    is_string: bool = False
 
     @property
     def macro(self) -> str:
@@ -167,6 +169,7 @@ _DECLARED = (
     Metric("r_precision", (THRESHOLD,), positive_rows=_always),
     Metric("bpref", (THRESHOLD,)),
     Metric("infap", (THRESHOLD,)),
+    Metric("relstring", (Param("length", "cutoff", 10),), is_string=True),
     Metric("yaap", (THRESHOLD,), positive_rows=_always),
     Metric("iprec_at_recall",
            (Param("recall", "recall_level"), THRESHOLD,
