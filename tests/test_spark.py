@@ -232,12 +232,16 @@ def check_batch(spark: SparkSession, parity_log: Any, judged: pl.DataFrame, fram
     assert set(out) == set(judged["qid"].unique().to_list())
     types = dict(result.dtypes)
     for i, (metric, values) in enumerate(cases):
-        assert types[f"c{i}"] == ("bigint" if metric.is_count else "double"), metric.name
+        assert types[f"c{i}"] == ("bigint" if metric.is_count else "string" if metric.is_string
+                                  else "double"), metric.name
         oracle = reference_face(metric, judged, values)
         worst = 0.0
         for qid, expected in oracle.items():
             value = out[qid][f"c{i}"]
             assert value is not None, f"{metric.name}{values}: NULL for {qid}"
+            if metric.is_string:  # relstring: the same text
+                assert value == expected, f"{metric.name}{values} on {qid}: {value!r}"
+                continue
             assert math.isfinite(value), f"{metric.name}{values}: {value} for {qid}"
             diff = abs(value - expected)
             worst = max(worst, diff)

@@ -95,6 +95,8 @@ WINDOWED = frozenset({
 _POSITIONAL_NDCG = ("reads DCG and the ideal DCG at positions chosen per query (R-levels, "
                     "relevant rows), running sums joined to positions: not expressed in Ibis yet")
 POSITIONAL = frozenset({"ndcg_rel", "rndcg"})
+_STRING = ("a string per query built in rank order: Ibis's string aggregate (group_concat) "
+           "takes no order on every backend")
 #: Metrics that need a generated series per query (an unnested integer range).
 SERIES = frozenset({"rbo"})
 
@@ -107,7 +109,7 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
     backend
         An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
     """
-    out: dict[str, str] = dict.fromkeys(POSITIONAL, _POSITIONAL_NDCG)
+    out: dict[str, str] = dict.fromkeys(POSITIONAL, _POSITIONAL_NDCG) | {"relstring": _STRING}
     if backend == "sqlite":
         out |= dict.fromkeys(SERIES, _NO_SERIES)
     if backend == "polars":
