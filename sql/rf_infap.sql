@@ -9,8 +9,8 @@
 --   Implementation: the retrieved rows with a grade in rank order (position p1) and those
 --   with rel >= 0 (position p2); the j-th relevant one has a = j - 1, a + b = p2 - 1 and
 --   a + b + u = p1 - 1.
---   Example (docs/semantics.md#worked-examples: rank 2 outside the pool, rank 4 pooled but
---   unjudged, R = 3):
+--   Rank 2 is outside the pool, rank 4 pooled but unjudged, R = 3.
+--   Example (docs/semantics.md#worked-examples):
 --     SELECT round(rf_infap(rel, rank), 4) FROM (VALUES (1, 1), (2, NULL), (3, 0), (4, -1),
 --         (5, 1), (NULL, 1)) t(rank, rel);
 --     => 0.5

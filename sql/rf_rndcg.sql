@@ -5,8 +5,8 @@
 --   changes (P = rows with a positive gain; i = P always counts), and of DCG@n / IDCG@P
 --   when the last rank n > P + 1. Linear gains, or the gain a MAP `gains` gives a grade.
 --   0 when no row is relevant (rel >= threshold) or there is no such point.
---   Example (docs/semantics.md#worked-examples: grades 1, 2, 0, 0, then an unretrieved 2;
---   the ideal 2, 2, 1 changes after positions 2 and 3):
+--   Grades 1, 2, 0, 0, then an unretrieved 2: the ideal 2, 2, 1 changes after positions 2, 3.
+--   Example (docs/semantics.md#worked-examples):
 --     SELECT round(rf_rndcg(rel, rank), 4)
 --     FROM (VALUES (1, 1), (2, 2), (3, 0), (4, 0), (NULL, 2)) t(rank, rel);
 --     => 0.6473
