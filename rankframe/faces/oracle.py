@@ -48,7 +48,7 @@ def _hits(rows: Rows, k: int | None, threshold: float) -> int:
 
 
 def _gain(rel: float | None, gain: str, gains: GainPairs = None) -> float:
-    mapped = dict(gains or ())  # (grade, gain) pairs: trec_eval's ndcg.1=3,2=9
+    mapped = {float(k): v for k, v in dict(gains or ()).items()}  # trec_eval's ndcg.1=3,2=9
     if rel is not None and rel in mapped:
         return float(mapped[rel])
     if rel is None or rel <= 0:

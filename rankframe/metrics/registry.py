@@ -72,7 +72,8 @@ def _always(values: Mapping[str, Any]) -> bool:
 
 def _no_gain_at_zero(values: Mapping[str, Any]) -> bool:
     """Rows with a grade <= 0 gain nothing: no gain mapping gives grade 0 a gain."""
-    return dict(values.get("gains") or {}).get(0, 0) == 0  # a mapping, or its (grade, gain) pairs
+    zero: float = dict(values.get("gains") or {}).get(0, 0)  # a mapping, or its pairs
+    return zero == 0
 
 
 def _at_cutoff(values: Mapping[str, Any]) -> bool:
