@@ -84,7 +84,7 @@ _alias("gm_bpref", Alias("bpref", cutoff=None, summary="gmean",
                          help="bpref, summarised by geometric mean"))
 _alias("infap infap", Alias("infap", cutoff=None,
                             help="inferred AP (negative grades: pooled but unjudged)"))
-_alias("relstring", Alias("relstring", cutoff="length", summary="none",
+_alias("relstring", Alias("relstring", cutoff="length", summary="none",  # or (length=n)
                           help="the grades of the top 10 (relstring@20: 20) as a string"))
 _alias("yaap", Alias("yaap", cutoff=None, help="yet another AP: ln((1 + S) / (1 + R - S))"))
 _alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
@@ -224,7 +224,7 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif alias.cutoff == "p":
         if cutoff is not None:
             values["p"] = _number(label, cutoff, integer=False)
-    elif alias.cutoff == "length":
+    elif alias.cutoff == "length":  # relstring@20, or relstring(length=20)
         if cutoff is not None:
             values["length"] = _number(label, cutoff, integer=True)
     elif alias.cutoff == "beta":
@@ -241,9 +241,9 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if key in given:
             raise MeasureError(f"measure {label!r}: parameter {key!r} is given twice")
         given.add(key)
-        if (not sep or key not in names or key in ("k", "recall", "p", "length")
-                or key == alias.cutoff):
-            allowed = ", ".join(sorted(names - {"k", "recall", "p", "length"})) or "none"
+        if (not sep or key not in names or key in ("k", "recall", "p")
+                or key == alias.cutoff != "length"):
+            allowed = ", ".join(sorted(names - {"k", "recall", "p"})) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )

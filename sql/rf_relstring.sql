@@ -13,8 +13,8 @@
 -- by rankframe.evaluate); rf_relstring is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_relstring(rel, rank, length := 10) AS
     array_to_string(list_transform(
-        range(1, least(coalesce(rf__cutoff('rf_relstring', 'length', length), max(rank)),
-                       coalesce(max(rank), 0)) + 1),
+        range(1, (least(coalesce(rf__cutoff('rf_relstring', 'length', length), max(rank)),
+                        coalesce(max(rank), 0)) + 1)::BIGINT),
         lambda p: coalesce(map_extract_value(map_from_entries(
             list({'key': rank, 'value': CASE WHEN rel IS NULL THEN '-'
                                              WHEN rel < 0 THEN '.'

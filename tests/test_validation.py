@@ -35,6 +35,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "grade": [0, -2],
     "penalty": [-0.5, 1.5],
     "weight": [0, -2],
+    "gains": [{-1: 3}, {1.5: 2}],
 }
 #: Bad values that only the Python faces can be given (wrong types, NaN, infinity).
 PYTHON_ONLY_BAD: dict[str, list[Any]] = {
@@ -47,6 +48,7 @@ PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "penalty": [None],
     "weight": [float("nan")],
     "flag": ["yes", 1, None],
+    "gains": [{1: float("nan")}, [(1, 3)], "1:3", {True: 2}],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8}
 #: Parameters a measure string sets after '@' (``rbp@0.8``, ``iprec@0.5``), not in (...).
