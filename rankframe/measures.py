@@ -302,7 +302,7 @@ def trec_eval_name(label: str) -> str | None:
     for trec in trec_eval.TREC_MEASURES:
         if trec.measure is None:
             continue
-        names = [trec.name] if trec.kind not in ("cut_int", "cut_float", "relstring") else []
+        names = [trec.name] if trec.kind not in ("cut_int", "cut_float") else []
         names += [name for key in keys.get(trec.kind, ()) if measure.values.get(key) is not None
                   for name in trec.names((measure.values[key],))]
         for name in names:
