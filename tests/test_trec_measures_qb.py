@@ -75,3 +75,23 @@ def test_generated_cases(case: TrecCase, tmp_path_factory: pytest.TempPathFactor
     for options in (["-q", "-c"], ["-q", "-c", "-l", "2", "-M", "3"]):
         args = [*options, *(f"-m{m}" for m in MEASURES), qrels, run]
         assert rankframe_eval(*args) == trec_eval(*args), (case.run, case.qrels, options)
+
+
+#: trec_eval 10 has m_ndcg_p.c but registers no ndcg_p; a copy built with it registered
+#: (one line in measures.c, the file in the Makefile) checks rankframe's ndcg_p.
+NDCG_P_BINARY = Path(os.environ.get("TREC_EVAL_NDCG_P", "/tmp/te-qb/trec_eval"))
+
+
+@pytest.mark.skipif(not os.access(NDCG_P_BINARY, os.X_OK),
+                    reason=f"no trec_eval built with ndcg_p registered at {NDCG_P_BINARY}")
+@pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
+def test_ndcg_p_against_trec_eval_source(options: list[str]) -> None:
+    args = [*options, "-mndcg_p", TEST_DIR / "qrels.rel_level", TEST_DIR / "results.test"]
+    expected = subprocess.run([str(NDCG_P_BINARY), *map(str, args)], capture_output=True,
+                              text=True, check=True).stdout
+    assert rankframe_eval(*args) == expected
+    gains = ["-mndcg_p.0=1,1=3,2=9", *args[:-3], TEST_DIR / "qrels.rel_level",
+             TEST_DIR / "results.test"]
+    expected = subprocess.run([str(NDCG_P_BINARY), *map(str, gains)], capture_output=True,
+                              text=True, check=True).stdout
+    assert rankframe_eval(*gains) == expected
