@@ -127,6 +127,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "flag": [1, "yes", None],
     "weight": [0, -2, float("nan")],
     "penalty": [-0.1, 1.5, float("nan")],
+    "gains": [{-1: 3}, {1.5: 2}, {1: float("nan")}, [(1, 3)]],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "grade": 3, "flag": True}
