@@ -259,6 +259,8 @@ def _aggregate(measure: Measure) -> pl.Expr:
         return column.sum()
     if measure.summary == "gmean":
         return column.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log().mean().exp()
+    if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
+        return pl.lit(None, dtype=pl.String)
     return column.mean()
 
 

@@ -25,7 +25,8 @@ from rankframe.metrics.registry import METRICS, Metric
 from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
 from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 
-Summary = Literal["mean", "sum", "gmean"]
+#: How per-query values are summarised; "none" for a string measure (relstring).
+Summary = Literal["mean", "sum", "gmean", "none"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Alias:
 
     metric: str
     fixed: tuple[tuple[str, Any], ...] = ()
-    cutoff: Literal["k", "recall", "p", "beta", "multiple", None] = "k"
+    cutoff: Literal["k", "recall", "p", "beta", "multiple", "length", None] = "k"
     summary: Summary | None = None
     help: str = ""
 
@@ -89,7 +90,18 @@ _alias("rprec_mult r_precision_mult",
        Alias("r_precision_mult", cutoff="multiple",
              help="precision at x times R relevant rows (rprec_mult@0.2)"))
 _alias("bpref", Alias("bpref", cutoff=None, help="binary preference"))
+_alias("gm_bpref", Alias("bpref", cutoff=None, summary="gmean",
+                         help="bpref, summarised by geometric mean"))
+_alias("infap infap", Alias("infap", cutoff=None,
+                            help="inferred AP (negative grades: pooled but unjudged)"))
+_alias("relstring", Alias("relstring", cutoff="length", summary="none",  # or (length=n)
+                          help="the grades of the top 10 (relstring@20: 20) as a string"))
+_alias("yaap", Alias("yaap", cutoff=None, help="yet another AP: ln((1 + S) / (1 + R - S))"))
 _alias("ndcg", Alias("ndcg", help="normalised DCG (linear gain, trec_eval)"))
+_alias("ndcg_rel", Alias("ndcg_rel", cutoff=None, help="nDCG averaged over relevant rows"))
+_alias("rndcg", Alias("rndcg", cutoff=None, help="nDCG averaged at the ideal's R-levels"))
+_alias("ndcg_p", Alias("ndcg_p", cutoff=None,
+                       help="nDCG, rank 1 undiscounted, rank i by log2(i)"))
 _alias("ndcg_exp", Alias("ndcg", (("gain", "exponential"),), help="nDCG with 2^rel - 1 gain"))
 _alias("dcg", Alias("dcg", help="discounted cumulative gain (linear gain)"))
 _alias("dcg_exp", Alias("dcg", (("gain", "exponential"),), help="DCG with 2^rel - 1 gain"))
@@ -168,6 +180,21 @@ def _param_value(label: str, text: str) -> Any:
     return text
 
 
+def _gain_map(label: str, text: str) -> dict[int, float]:
+    """A ``gains`` value: ``1:3;2:9`` (a gain per grade, trec_eval's ``ndcg.1=3,2=9``)."""
+    pairs: dict[int, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        level, sep, value = item.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            pairs[int(level)] = float(value)
+        except ValueError:
+            raise MeasureError(f"measure {label!r}: gains are grade:gain pairs separated by "
+                               f"';' (gains=1:3;2:9), got {item!r}") from None
+    return pairs
+
+
 def _unknown(label: str) -> MeasureError:
     known = ", ".join(sorted(_ALIASES))
     return MeasureError(
@@ -229,6 +256,9 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif alias.cutoff == "p":
         if cutoff is not None:
             values["p"] = _number(label, cutoff, integer=False)
+    elif alias.cutoff == "length":  # relstring@20, or relstring(length=20)
+        if cutoff is not None:
+            values["length"] = _number(label, cutoff, integer=True)
     elif alias.cutoff == "beta":
         # trec_eval's set_F.x weighs recall x times: F = (1 + x) P R / (x P + R), x = beta^2.
         values["k"] = None
@@ -243,12 +273,14 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         if key in given:
             raise MeasureError(f"measure {label!r}: parameter {key!r} is given twice")
         given.add(key)
-        if not sep or key not in names or key in _AFTER_AT or key == alias.cutoff:
+        if (not sep or key not in names or key in _AFTER_AT
+                or key == alias.cutoff != "length"):
             allowed = ", ".join(sorted(names - _AFTER_AT)) or "none"
             raise MeasureError(
                 f"measure {label!r}: bad parameter {item!r}; {metric.name} accepts: {allowed}"
             )
-        values[key] = _param_value(label, raw)
+        kind = next(p.kind for p in metric.params if p.name == key)
+        values[key] = _gain_map(label, raw) if kind == "gains" else _param_value(label, raw)
     if threshold is not None and "threshold" in names:
         values.setdefault("threshold", threshold)
     summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")
@@ -278,7 +310,7 @@ def canonical(label: str) -> str:
         text += "(" + ", ".join(f"{k.strip()}={v.strip()}" for k, _, v in given) + ")"
     if cutoff is not None:
         value = next((measure.values[key]
-                      for key in ("k", "recall", "p", "recall_weight", "multiple")
+                      for key in ("k", "recall", "p", "recall_weight", "multiple", "length")
                       if measure.values.get(key) is not None), cutoff)
         text += f"@{value}" if isinstance(value, int) else f"@{value:g}"
     return text
@@ -298,7 +330,7 @@ def trec_eval_name(label: str) -> str | None:
     """
     measure = parse(label)
     keys = {"cut_int": ("k",), "cut_float": ("recall", "multiple"),
-            "param_float": ("p", "recall_weight")}
+            "param_float": ("p", "recall_weight"), "relstring": ("length",)}
     for trec in trec_eval.TREC_MEASURES:
         if trec.measure is None or _ALIASES[trec.measure.lower()].metric != measure.metric.name:
             continue

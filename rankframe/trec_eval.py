@@ -76,7 +76,10 @@ __all__ = [
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
-               "num_q", "weights", "gain_pairs"]
+               "num_q", "weights", "gain_pairs", "relstring"]
+#: A measure's parameters as ``-m`` gives them: cutoffs or numbers; for ``gain_pairs``
+#: (``ndcg.1=3,2=9``) the text after the dot, kept as written (trec_eval prints it).
+Params = tuple[float | str, ...]
 
 #: Floor applied before the logarithm of geometric-mean measures (trec_eval's MIN_GEO_MEAN).
 GEOMETRIC_MEAN_FLOOR = 1e-5
@@ -106,7 +109,7 @@ class Spelled(float):
 
 #: Kinds whose parameters are one text, printed verbatim after the name as trec_eval does
 #: (``utility_2,-1,0,0``, ``G_1=3.5,2=9``): utility's four weights, G's grade=gain pairs.
-_VERBATIM = ("weights", "gain_pairs")
+_VERBATIM = ("weights",)
 
 
 @dataclass(frozen=True)
@@ -131,24 +134,30 @@ class TrecMeasure:
     rel_format: str = "qrels"
     group_measure: str | None = None
 
-    def names(self, params: tuple[float, ...] | None) -> list[str]:
+    def names(self, params: Params | None) -> list[str]:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
         values = params if params is not None else self.defaults
+        if self.kind == "relstring":  # relstring, or relstring_20 when given a length
+            return [self.name if params is None else f"{self.name}_{float(params[0]):g}"]
+        if self.kind == "gain_pairs":  # ndcg_1=3,2=9: the pairs as written
+            return [f"{self.name}_{params[0]}" if params else self.name]
         if self.kind == "cut_int":
             return [f"{self.name}_{int(v)}" for v in values]
         if self.kind == "cut_float":
-            return [f"{self.name}_{v:3.2f}" for v in values]
+            return [f"{self.name}_{float(v):3.2f}" for v in values]
         if self.kind == "param_float" and params is not None:
-            return [f"{self.name}_{v.text}" if isinstance(v, Spelled) else f"{self.name}_{v:g}"
-                    for v in params]
+            return [f"{self.name}_{v.text}" if isinstance(v, Spelled)
+                    else f"{self.name}_{float(v):g}" for v in params]
         if self.kind in _VERBATIM and params is not None:
             return [f"{self.name}_{params[0]}"]
         return [self.name]
 
     @property
-    def summary(self) -> Literal["mean", "sum", "gmean"]:
+    def summary(self) -> Literal["mean", "sum", "gmean", "none"]:
         """How trec_eval summarises it over queries: sum of counts, geometric mean of
-        ``gm_*``, else the mean."""
+        ``gm_*``, none for relstring (per-query lines only), else the mean."""
+        if self.kind == "relstring":
+            return "none"
         if self.kind == "count":
             return "sum"
         return "gmean" if self.kind == "summary_only" else "mean"
@@ -168,13 +177,21 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("recip_rank", "value", "recip_rank", tie_aware="mrr_ties"),
     TrecMeasure("iprec_at_recall", "cut_float", "iprec_at_recall", _RECALL_LEVELS),
     TrecMeasure("P", "cut_int", "p", _CUTOFFS, tie_aware="P_ties"),
+    TrecMeasure("relstring", "relstring", "relstring", (10,)),  # per-query lines only
     TrecMeasure("recall", "cut_int", "recall", _CUTOFFS, tie_aware="recall_ties"),
+    TrecMeasure("infAP", "value", "infap"),
+    TrecMeasure("gm_bpref", "summary_only", "gm_bpref"),
     TrecMeasure("Rprec_mult", "cut_float", "rprec_mult", _R_MULTIPLES),
     TrecMeasure("utility", "weights", "utility"),
     TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
     TrecMeasure("binG", "value", "bing"),
     TrecMeasure("G", "gain_pairs", "g"),
-    TrecMeasure("ndcg", "value", "ndcg", tie_aware="ndcg_ties"),
+    TrecMeasure("ndcg", "gain_pairs", "ndcg", tie_aware="ndcg_ties"),
+    TrecMeasure("ndcg_rel", "gain_pairs", "ndcg_rel"),
+    TrecMeasure("Rndcg", "gain_pairs", "rndcg"),
+    # trec_eval 10 has m_ndcg_p.c but registers no ndcg_p (its binary says "illegal
+    # measure"): rankframe's addition, so outside all_trec.
+    TrecMeasure("ndcg_p", "gain_pairs", "ndcg_p", trec=False),
     TrecMeasure("ndcg_cut", "cut_int", "ndcg", _CUTOFFS, tie_aware="ndcg_ties"),
     TrecMeasure("map_cut", "cut_int", "map", _CUTOFFS, tie_aware="map_ties"),
     TrecMeasure("relative_P", "cut_int", "relative_p", _CUTOFFS),
@@ -191,6 +208,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
                 group_measure="P"),
     TrecMeasure("Rprec_mult_avgjg", "cut_float", defaults=_R_MULTIPLES,
                 rel_format="qrels_jg", group_measure="rprec_mult"),
+    TrecMeasure("yaap", "value", "yaap", trec=False),  # trec_eval's, not in its all_trec
     # trec_eval 10's rbp: graded gains rel / (the query's top grade, if above 1), -l ignored.
     TrecMeasure("rbp", "param_float", "rbp_graded", (0.9,)),
     # rbp_residual, but 0 when no unjudged document was retrieved (see lines()).
@@ -212,15 +230,18 @@ PRINTED_NAMES: dict[str, str] = {
     if m.measure is not None and m.kind not in ("cut_int", "cut_float")
     and m.name not in _PAIR_PARAMS
 }
+#: Measures printed with their gain pairs (``ndcg_1=3,2=9``).
+GAIN_PAIR_NAMES: tuple[str, ...] = tuple(m.name for m in TREC_MEASURES if m.kind == "gain_pairs")
 #: Roots printed with a parameter after an underscore (``P_10``, ``set_F_0.5``) -> the
 #: rankframe measure name that takes the parameter as its cutoff.
 CUTOFF_NAMES: dict[str, str] = {
-    m.name: m.measure for m in TREC_MEASURES if m.measure is not None and m.kind in _PARAMETRISED
+    m.name: m.measure for m in TREC_MEASURES
+    if m.measure is not None and m.kind in (*_PARAMETRISED, "relstring")
 }
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
 UNSUPPORTED = (
-    "relstring", "infAP", "gm_bpref", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "yaap",
+    "dcg", "ideal_dcg",
 )
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -248,7 +269,7 @@ PREFS_NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 #: The selected measures with their parameters (None: the defaults), in trec_eval's order.
-Selection = list[tuple[TrecMeasure, tuple[float, ...] | None]]
+Selection = list[tuple[TrecMeasure, Params | None]]
 
 #: Helper columns of rbp_resid (printed name -> measure string): trec_eval's rbp_resid is
 #: rankframe's rbp_residual when a retrieved document is unjudged, else 0 (m_rbp_resid.c).
@@ -346,41 +367,64 @@ def _number(spec: str, text: str) -> float:
 
 
 def _verbatim_params(spec: str, measure: TrecMeasure, text: str) -> tuple[str]:
-    """utility's ``a,b,c,d`` or G's ``grade=gain,...``, checked, kept as written."""
+    """utility's ``a,b,c,d``, checked, kept as written."""
     items = text.split(",")
-    if measure.kind == "weights":
-        if len(items) != 4:
-            raise MeasureError(f"-m {spec}: utility takes exactly 4 numbers a,b,c,d (the "
-                               f"weights of rel_ret, nonrel_ret, rel_unret, nonrel_unret), "
-                               f"got {len(items)}")
-        for item in items:
-            _number(spec, item)
-        return (text,)
-    grades: set[int] = set()
+    if len(items) != 4:
+        raise MeasureError(f"-m {spec}: utility takes exactly 4 numbers a,b,c,d (the "
+                           f"weights of rel_ret, nonrel_ret, rel_unret, nonrel_unret), "
+                           f"got {len(items)}")
     for item in items:
-        grade, eq, gain = item.partition("=")
-        if not eq or not grade.strip().isdigit():
-            raise MeasureError(f"-m {spec}: {measure.name} takes grade=gain pairs with integer "
-                               f"grades >= 0 (e.g. {measure.name}.1=3.5,2=9), got {item!r}")
-        if int(grade) in grades:
-            raise MeasureError(f"-m {spec}: grade {int(grade)} is given two gains")
-        grades.add(int(grade))
-        _number(spec, gain)
+        _number(spec, item)
     return (text,)
 
 
 def _verbatim_measure(measure: TrecMeasure, text: str) -> str:
-    """The rankframe measure string of utility's or G's ``-m`` parameter text."""
-    if measure.kind == "weights":
-        a, b, c, d = (float(item) for item in text.split(","))
-        # trec_eval 10 scores a -c query without results on a placeholder document, and
-        # zeroes it afterwards only under the plain name "utility".
-        return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, empty=placeholder)"
-    pairs = (item.partition("=") for item in text.split(","))
-    return "G(gains=" + ";".join(f"{int(g)}:{float(v)!r}" for g, _, v in pairs) + ")"
+    """The rankframe measure string of utility's ``-m`` parameter text."""
+    a, b, c, d = (float(item) for item in text.split(","))
+    # trec_eval 10 scores a -c query without results on a placeholder document, and
+    # zeroes it afterwards only under the plain name "utility".
+    return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, empty=placeholder)"
 
 
-def _parse_params(spec: str, measure: TrecMeasure, text: str) -> tuple[float, ...]:
+def gain_pairs(spec: str, text: str) -> dict[int, float]:
+    """The gain per grade of ``-m ndcg.1=3,2=9`` (``text`` is ``1=3,2=9``): trec_eval's
+    rel_level=gain pairs. A grade is an integer >= 0, each at most once; a gain a number.
+
+    Examples
+    --------
+    >>> gain_pairs("ndcg.1=3,2=9.0,4=4.5", "1=3,2=9.0,4=4.5")
+    {1: 3.0, 2: 9.0, 4: 4.5}
+    """
+    pairs: dict[int, float] = {}
+    for item in text.split(","):
+        level, sep, value = item.partition("=")
+        if not sep:
+            raise MeasureError(f"-m {spec}: expected grade=gain pairs (ndcg.1=3,2=9), "
+                               f"got {item!r}")
+        if not level.strip().isdigit():
+            raise MeasureError(f"-m {spec}: a grade must be an integer >= 0, got {level!r} "
+                               "(trec_eval ignores such a pair silently)")
+        try:
+            gain = float(value)
+        except ValueError:
+            raise MeasureError(f"-m {spec}: a gain must be a number, got {value!r}") from None
+        if not math.isfinite(gain):
+            raise MeasureError(f"-m {spec}: a gain must be finite, got {value!r}")
+        if int(level) in pairs:
+            raise MeasureError(f"-m {spec}: grade {int(level)} is given twice")
+        pairs[int(level)] = gain
+    return pairs
+
+
+def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
+    if measure.kind == "gain_pairs":
+        gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
+        return (text,)
+    if measure.kind == "relstring":
+        if not text.isdigit() or int(text) < 1:
+            raise MeasureError(f"-m {spec}: relstring takes a length, a positive integer, "
+                               f"got {text!r}")
+        return (int(text),)
     if measure.kind not in _PARAMETRISED:
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
@@ -425,7 +469,7 @@ def select(specs: Sequence[str] | None) -> Selection:
     >>> [n for m, params in select(["map", "P.10,5"]) for n in m.names(params)]
     ['map', 'P_5', 'P_10']
     """
-    chosen: dict[str, set[float] | None] = {}
+    chosen: dict[str, set[float | str] | None] = {}
     for spec in ["official"] if specs is None else specs:
         root, dot, params = spec.partition(".")
         if root in NICKNAMES and not dot:
@@ -448,9 +492,14 @@ def select(specs: Sequence[str] | None) -> Selection:
             )
         if dot and measure.kind in _VERBATIM:  # as trec_eval: the first -m with parameters
             if chosen.get(root) is None:
-                chosen[root] = set(_verbatim_params(spec, measure, params))  # type: ignore[arg-type]
+                chosen[root] = set(_verbatim_params(spec, measure, params))
             continue
-        if dot:
+        if dot and measure.kind in ("gain_pairs", "relstring"):  # the first wins (trec_eval)
+            if not chosen.get(root):
+                chosen[root] = set(_parse_params(spec, measure, params))
+        elif measure.kind in ("gain_pairs", "relstring"):
+            chosen.setdefault(root, None)
+        elif dot:
             values = set(_parse_params(spec, measure, params))
             if root in chosen:  # also chosen before: with its defaults, or its own params
                 values |= chosen[root] or set(measure.defaults)
@@ -531,17 +580,21 @@ def spec_of(name: str) -> str:
     if name in _BY_NAME:
         return name
     for measure in sorted(TREC_MEASURES, key=lambda m: -len(m.name)):  # rbp_resid before rbp
-        if (measure.kind in _PARAMETRISED or measure.kind in _VERBATIM) and name.startswith(
-                measure.name + "_"):
+        if measure.kind == "gain_pairs" and name.startswith(measure.name + "_") and "=" in name:
+            return f"{measure.name}.{name[len(measure.name) + 1:]}"
+        if (measure.kind in (*_PARAMETRISED, "relstring", *_VERBATIM)
+                and name.startswith(measure.name + "_")):
             return f"{measure.name}.{name[len(measure.name) + 1:]}"
     raise MeasureError(f"{name!r} is not a printed trec_eval measure name")
 
 
-def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean"]) -> TrecMeasure:
+def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none"]
+                      ) -> TrecMeasure:
     """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
     ``string`` after trec_eval's measures and summarised by ``summary`` (as
     :attr:`rankframe.measures.Measure.summary`)."""
-    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only"}
+    kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only",
+                              "none": "relstring"}
     kind = kinds[summary]
     return TrecMeasure(string, kind, string, trec=False)
 
@@ -554,6 +607,15 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
     suffix = name[len(measure.name):].lstrip("_")
     if measure.kind in _VERBATIM and suffix and ties != "average":
         return _verbatim_measure(measure, suffix)
+    if measure.kind == "gain_pairs" and suffix:  # ndcg_1=3,2=9 -> ndcg(gains=1:3;2:9)
+        pairs = gain_pairs(spec_of(name), suffix)
+        if ties == "average":
+            raise RankframeError(f"--ties average: {measure.name} with gains has no tie-aware "
+                                 "form")
+        text = ";".join(f"{level}:{gain!r}" for level, gain in pairs.items())
+        return f"{measure.measure}(gains={text})"
+    if measure.kind == "relstring":
+        return f"relstring@{suffix or measure.defaults[0]}"
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         root = measure.name if measure.name in PRINTED_NAMES else measure.measure
         return f"{root}@{suffix.removeprefix('p=') or measure.defaults[0]}"
@@ -568,7 +630,7 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
     return name  # printed trec_eval names parse as rankframe measures
 
 
-def _group_strings(measure: TrecMeasure, params: tuple[float, ...] | None) -> dict[str, str]:
+def _group_strings(measure: TrecMeasure, params: Params | None) -> dict[str, str]:
     """Printed name -> the measure string evaluated per judgment group (``P_avgjg_5`` ->
     ``P@5``, ``map_avgjg`` -> ``map``, ``Rprec_mult_avgjg_0.20`` -> ``rprec_mult@0.2``)."""
     names = measure.names(params)
@@ -745,7 +807,14 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             if not shown[i]:
                 continue
             for measure, name in printable:
-                if measure.kind != "summary_only":
+                if measure.kind == "relstring":  # printed quoted, as trec_eval prints it
+                    text = columns[name][i]
+                    if not text and name != measure.name:
+                        # -c: trec_eval ranks one made-up document (outside the pool) for a
+                        # query without results and clears only a plain relstring's text.
+                        text = "-"
+                    out.append(Line(name, str(qid), f"'{text}'", False))
+                elif measure.kind != "summary_only":
                     value = columns[name][i]
                     out.append(Line(name, str(qid), value, measure.kind == "count" and not z,
                                     z and not isinstance(value, str)))
@@ -755,6 +824,8 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
                 out.append(Line("runid", "all", runid, False))
             elif measure.kind == "num_q":
                 out.append(Line("num_q", "all", table.height, not z, z))
+            elif measure.kind == "relstring":  # trec_eval prints no summary of it
+                continue
             else:
                 for name in measure.names(params):
                     values = columns[name] if lists else table[name].to_list()

@@ -79,6 +79,23 @@ CREATE OR REPLACE TEMP MACRO rf__gain(rel, gain) AS
          ELSE 0::DOUBLE
     END;
 
+-- A gain per grade (trec_eval's ndcg.1=3,2=9): a MAP of integer grades >= 0 to finite
+-- gains, or NULL (none); returned with DOUBLE keys and values, so that a grade looks it up.
+CREATE OR REPLACE TEMP MACRO rf__gains(fn, gains) AS
+    CASE WHEN gains IS NULL THEN NULL
+         WHEN coalesce(list_bool_and(list_transform(map_entries(gains),
+                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE))), true)
+         THEN map_from_entries(list_transform(map_entries(gains),
+                  lambda e: {'key': e.key::DOUBLE, 'value': e.value::DOUBLE}))
+         ELSE error(fn || ': gains must map integer grades >= 0 to finite gains, got '
+                    || gains::VARCHAR)
+    END;
+
+-- The gain of a grade with a gain map (checked by rf__gains): the mapped gain of a listed
+-- grade, else rf__gain.
+CREATE OR REPLACE TEMP MACRO rf__mapped_gain(rel, gain, gains) AS
+    coalesce(map_extract_value(gains, rel::DOUBLE), rf__gain(rel, gain));
+
 -- Aggregates over one query's rows (arguments already validated).
 CREATE OR REPLACE TEMP MACRO rf__hits(rel, rank, k, threshold) AS
     count(*) FILTER (WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k));
@@ -100,8 +117,9 @@ CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
 CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
     rf__ratio(rf__hits(rel, rank, k, threshold), rf__num_relevant(rel, threshold));
 
-CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain) AS
-    coalesce(sum(rf__gain(rel, gain) / log2(rank + 1)) FILTER (WHERE rf__in_top(rank, k)), 0)::DOUBLE;
+CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
+    coalesce(sum(rf__mapped_gain(rel, gain, gains) / log2(rank + 1))
+             FILTER (WHERE rf__in_top(rank, k)), 0)::DOUBLE;
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
@@ -110,11 +128,35 @@ CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
 -- The positive gains in a list sorted descending, then cut to the first k: memory in
 -- proportion to the group's rows whatever k is (the bounded top-n aggregate max(g, k)
 -- reserved k slots in every group, and refuses k >= 1,000,000).
-CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal) AS
-    rf__list_dcg(list_slice(list(rf__gain(rel, gain) ORDER BY rf__gain(rel, gain) DESC) FILTER (
-                                WHERE rf__gain(rel, gain) > 0
+CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal, gains := NULL) AS
+    rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
+                                 ORDER BY rf__mapped_gain(rel, gain, gains) DESC) FILTER (
+                                WHERE rf__mapped_gain(rel, gain, gains) > 0
                                   AND (ideal = 'all' OR rank IS NOT NULL)),
                             1, coalesce(k, 9223372036854775807)));
+
+-- trec_eval's experimental nDCG variants (linear gains, mapped by a checked gain map):
+-- the ideal ranking, the positive gains of every row best first ([] when none) ...
+CREATE OR REPLACE TEMP MACRO rf__ideal_gains(rel, gains) AS
+    coalesce(list(rf__mapped_gain(rel, 'linear', gains)
+                  ORDER BY rf__mapped_gain(rel, 'linear', gains) DESC)
+             FILTER (WHERE rf__mapped_gain(rel, 'linear', gains) > 0), []);
+
+-- ... IDCG@1, ..., IDCG@P over such an ideal list, each added first to last ...
+CREATE OR REPLACE TEMP MACRO rf__ideal_running(best) AS
+    list_transform(best, lambda rf_g, rf_i: list_sum(list_transform(list_slice(best, 1, rf_i),
+                                                                lambda rf_h, rf_j: rf_h / log2(rf_j + 1))));
+
+-- ... and the retrieved rows with a non-zero gain in rank order, as {r: rank, g: gain,
+-- d: gain / log2(rank + 1)} ([] when none): DCG@i sums d over the entries with r <= i.
+CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
+    coalesce(list({'r': rank, 'g': rf__mapped_gain(rel, 'linear', gains),
+                   'd': rf__mapped_gain(rel, 'linear', gains) / log2(rank + 1)} ORDER BY rank)
+             FILTER (WHERE rank IS NOT NULL AND rf__mapped_gain(rel, 'linear', gains) != 0), []);
+
+CREATE OR REPLACE TEMP MACRO rf__dcg_upto(points, i) AS
+    coalesce(list_sum(list_transform(list_filter(points, lambda rf_p: rf_p.r <= i),
+                                     lambda rf_p: rf_p.d)), 0)::DOUBLE;
 
 -- Checks for the user-model, correlation and tie-aware macros.
 CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS

@@ -1,7 +1,9 @@
--- rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') -> DOUBLE
+-- rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#ndcg.
 --   Normalised DCG at k: rf_dcg / rf_idcg, 0 when the ideal DCG is 0.
---   trec_eval: ndcg (k NULL), ndcg_cut_k.
+--   trec_eval: ndcg (k NULL), ndcg_cut_k. gains: a MAP of a gain per grade (trec_eval's
+--   ndcg.1=3,2=9): a listed grade (integer >= 0, 0 too) gains the number given, the other
+--   grades keep the gain of `gain`.
 --   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1; then an unretrieved 3):
 --     SELECT round(rf_ndcg(rel, rank, 5), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
@@ -9,14 +11,21 @@
 --     SELECT round(rf_ndcg(rel, rank, 5), 4), round(rf_ndcg(rel, rank, 5, ideal := 'retrieved'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 3)) t(rank, rel);
 --     => 0.8047, 0.9724
+--     SELECT round(rf_ndcg(rel, rank, 5, gains := MAP {1: 3, 2: 9}), 4)
+--     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
+--     => 0.8286
 
 -- rf__unchecked_ndcg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_ndcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
+                                                 gains := NULL) AS
     rf__ratio(
         rf__dcg(rel, rank, rf__k('rf_ndcg', k),
-                rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential'])),
-        rf__idcg(rel, rank, k, gain, rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved'])));
-CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all') AS
+                rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential']),
+                rf__gains('rf_ndcg', gains)),
+        rf__idcg(rel, rank, k, gain, rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved']),
+                 rf__gains('rf_ndcg', gains)));
+CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
+                                     gains := NULL) AS
     CASE WHEN rf__ranks_ok('rf_ndcg', rank) THEN
-        rf__unchecked_ndcg(rel, rank, k, gain := gain, ideal := ideal) END;
+        rf__unchecked_ndcg(rel, rank, k, gain := gain, ideal := ideal, gains := gains) END;

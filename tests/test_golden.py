@@ -123,3 +123,45 @@ def test_trec_eval_measures_worked_example(face: Face) -> None:
              for i, (name, values, expected, decimals) in enumerate(cases)
              if abs(row[f"c{i}"] - expected) > 0.5 * 10**-decimals]
     assert not wrong, f"{face.name}: " + "; ".join(wrong)
+
+
+# docs/semantics.md#trec_eval-s-further-measures: (rel, rank) rows, rank None = unretrieved.
+MIXED_INFAP = [(1, 1), (None, 2), (0, 3), (-1, 4), (1, 5), (1, None)]
+ONE_0_1 = [(1, 1), (0, 2), (1, 3), (1, None)]
+GRADED_021 = [(0, 1), (2, 2), (1, 3), (1, None)]
+R_LEVELS = [(1, 1), (2, 2), (0, 3), (0, 4), (2, None)]
+RELSTRING = [(2, 1), (None, 2), (-1, 4), (12, 5), (1, None)]
+FURTHER_CASES: list[tuple[list[tuple[int | None, int | None]], str, dict[str, Any], object]] = [
+    (MIXED_INFAP, "infap", {}, 0.5),
+    (MIXED_INFAP, "infap", {"threshold": 2}, 0.0),
+    (ONE_0_1, "yaap", {}, 0.1335),
+    (GRADED_021, "ndcg_rel", {}, 0.5350),
+    (GRADED_021, "ndcg_p", {}, 0.7246),
+    (GRADED_021, "ndcg_p", {"threshold": 2}, 0.7246),
+    (GRADED_021, "ndcg_p", {"threshold": 3}, 0.0),
+    (R_LEVELS, "rndcg", {}, 0.6473),
+    (R_LEVELS, "rndcg", {"threshold": 3}, 0.0),
+    ([(g, r) for r, g in enumerate(GRADED_32301, start=1)], "ndcg",
+     {"k": 5, "gains": {1: 3, 2: 9}}, 0.8286),
+    (RELSTRING, "relstring", {}, "2--.>"),
+    (RELSTRING, "relstring", {"length": 2}, "2-"),
+]
+
+
+def test_trec_eval_further_measures(face: Face) -> None:
+    """infAP, yaap, ndcg_rel, ndcg_p, Rndcg, ndcg's gains and relstring on the worked
+    examples (each also in its builder's docstring), every face."""
+    cases = [c for c in FURTHER_CASES if supports(face, METRICS[c[1]])]
+    judged = pl.DataFrame(
+        [(f"c{i}", None if g is None else float(g), r)
+         for i, (rows, *_) in enumerate(cases) for g, r in rows],
+        schema={"qid": pl.String, "rel": pl.Float64, "rank": pl.Int64}, orient="row")
+    measures = [measure(METRICS[name], values, f"c{i}")
+                for i, (_, name, values, _) in enumerate(cases)]
+    result = face.to_polars(face.evaluate(face.native(judged), measures, ["qid"], COLUMNS))
+    got = {row["qid"]: row for row in result.iter_rows(named=True)}
+    wrong = [f"{name}{values}: {got[f'c{i}'][f'c{i}']!r} vs {expected!r}"
+             for i, (_, name, values, expected) in enumerate(cases)
+             if (got[f"c{i}"][f"c{i}"] != expected if isinstance(expected, str)
+                 else abs(got[f"c{i}"][f"c{i}"] - expected) > 0.00005)]
+    assert not wrong, f"{face.name}: " + "; ".join(wrong)

@@ -75,7 +75,7 @@ def test_parse(text: str, metric: str, values: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("text", "named"), [
     ("nonsense", "unknown measure"), ("P@0", "cutoff"), ("P@x", "cutoff"),
-    ("bpref@10", "takes no cutoff"), ("ndcg(foo=1)@3", "accepts: gain, ideal"),
+    ("bpref@10", "takes no cutoff"), ("ndcg(foo=1)@3", "accepts: gain, gains, ideal"),
     ("ndcg(gain=log)@3", "'linear', 'exponential'"), ("iprec", "recall level"),
     ("rbp@1.5", "p"),
 ])
@@ -131,7 +131,7 @@ def test_trec_select_order_and_union() -> None:
     with pytest.raises(MeasureError, match="only p=VALUE"):
         select(["rbp.1=0.5"])
     with pytest.raises(MeasureError, match="not supported"):
-        select(["infAP"])
+        select(["ideal_dcg"])
     with pytest.raises(MeasureError, match="duplicate"):
         select(["P.5,5"])
 
@@ -141,7 +141,8 @@ def test_trec_select_order_and_union() -> None:
 def test_printed_trec_eval_names_parse_from_the_one_table(trec: Any) -> None:
     """Every name trec_eval prints for a measure (default parameters, and one given) parses
     as a measure string, to the metric the command line computes it with."""
-    params = [None, (3,) if trec.kind == "cut_int" else (0.5,)] if trec.defaults else [None]
+    params = ([None, (3,) if trec.kind in ("cut_int", "relstring") else (0.5,)] if trec.defaults
+              else [None])
     for chosen in params:
         strings = measure_strings([(trec, chosen)])
         for name in trec.names(chosen):

@@ -129,7 +129,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "penalty": [-0.1, 1.5, float("nan")],
     "coefficient": [float("nan"), "1"],
     "count": [-1, 2.5],
-    "gains": ["x", {0: float("inf")}, {-1: 1.0}],
+    "gains": ["x", {0: float("inf")}, {-1: 1.0}, {1.5: 2}, [(1, 3)]],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "grade": 3, "flag": True, "weight": 0.5}
@@ -235,12 +235,16 @@ def check_batch(spark: SparkSession, parity_log: Any, judged: pl.DataFrame, fram
     assert set(out) == set(judged["qid"].unique().to_list())
     types = dict(result.dtypes)
     for i, (metric, values) in enumerate(cases):
-        assert types[f"c{i}"] == ("bigint" if metric.is_count else "double"), metric.name
+        assert types[f"c{i}"] == ("bigint" if metric.is_count else "string" if metric.is_string
+                                  else "double"), metric.name
         oracle = reference_face(metric, judged, values)
         worst = 0.0
         for qid, expected in oracle.items():
             value = out[qid][f"c{i}"]
             assert value is not None, f"{metric.name}{values}: NULL for {qid}"
+            if metric.is_string:  # relstring: the same text
+                assert value == expected, f"{metric.name}{values} on {qid}: {value!r}"
+                continue
             assert math.isfinite(value), f"{metric.name}{values}: {value} for {qid}"
             diff = abs(value - expected)
             worst = max(worst, diff)

@@ -176,7 +176,8 @@ def parse_for(face: Face, measures: str | Sequence[str], keys: Sequence[str],
 def result_dtypes(keys: Mapping[str, pl.DataType], measures: Sequence[Measure]
                   ) -> dict[str, pl.DataType]:
     """The schema of an ``evaluate`` result: the key columns, then Float64 per measure, Int64
-    for counts."""
+    for counts, String for a string measure (relstring)."""
     return dict(keys) | {
-        m.label: pl.Int64() if m.metric.is_count else pl.Float64() for m in measures
+        m.label: pl.Int64() if m.metric.is_count else pl.String() if m.metric.is_string
+        else pl.Float64() for m in measures
     }

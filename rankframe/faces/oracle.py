@@ -23,6 +23,7 @@ from rankframe.metrics.registry import Metric
 
 Row = tuple[float | None, int | None]
 Rows = Sequence[Row]
+GainPairs = Mapping[int, float] | Sequence[tuple[int, float]] | None
 
 
 def _in_top(rank: int | None, k: int | None) -> bool:
@@ -46,10 +47,29 @@ def _hits(rows: Rows, k: int | None, threshold: float) -> int:
     return sum(1 for rel, rank in rows if _in_top(rank, k) and _is_relevant(rel, threshold))
 
 
-def _gain(rel: float | None, gain: str) -> float:
+def _gain(rel: float | None, gain: str, gains: GainPairs = None) -> float:
+    mapped = {float(k): v for k, v in dict(gains or ()).items()}  # trec_eval's ndcg.1=3,2=9
+    if rel is not None and rel in mapped:
+        return float(mapped[rel])
     if rel is None or rel <= 0:
         return 0.0
     return float(rel) if gain == "linear" else 2.0 ** float(rel) - 1.0
+
+
+def _ideal_gains(rows: Rows, gains: GainPairs) -> list[float]:
+    """The positive linear gains of every row, best first: the ideal ranking."""
+    return sorted((g for g in (_gain(rel, "linear", gains) for rel, _ in rows) if g > 0),
+                  reverse=True)
+
+
+def _running(values: Sequence[float], discount: Callable[[int], float]) -> list[float]:
+    """Prefix sums of value_i / discount(i) over positions i = 1, 2, ...: entry i is the
+    discounted sum of the first i values, accumulated in position order."""
+    out, total = [0.0], 0.0
+    for i, v in enumerate(values, start=1):
+        total += v / discount(i)
+        out.append(total)
+    return out
 
 
 def num_ret(rows: Rows, k: int | None = None) -> int:
@@ -162,6 +182,68 @@ def bpref(rows: Rows, threshold: float = 1) -> float:
     return total / big_r
 
 
+INFAP_EPSILON = 0.00001
+
+
+def infap(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#infap."""
+    big_r = _count_relevant(rows, threshold)
+    total = 0.0
+    rel_above = nonrel_above = unjudged_above = 0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if rel is None:  # not in the pool
+            continue
+        if rel < 0:  # pooled but unjudged
+            unjudged_above += 1
+        elif rel < threshold:
+            nonrel_above += 1
+        elif rank == 1:
+            total += 1.0
+            rel_above += 1
+        else:
+            j = float(rank - 1)
+            total += (1.0 / (j + 1.0) + (j / (j + 1.0))
+                      * ((rel_above + nonrel_above + unjudged_above) / j)
+                      * ((rel_above + INFAP_EPSILON)
+                         / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
+            rel_above += 1
+    return total / big_r if big_r else total
+
+
+def relchar(rel: float | None) -> str:
+    """The character of a grade in relstring: the digit of 0-9, '>' above 9, '-' for NULL
+    (not in the pool), '.' for a negative grade (pooled, unjudged), '<' for a grade that
+    is not whole."""
+    if rel is None:
+        return "-"
+    if rel < 0:
+        return "."
+    if rel != math.floor(rel):
+        return "<"
+    return ">" if rel > 9 else str(int(rel))
+
+
+def relstring(rows: Rows, length: int | None = 10) -> str:
+    """Contract: docs/semantics.md#relstring."""
+    by_rank = {rank: rel for rel, rank in rows if rank is not None}
+    last = max(by_rank, default=0)
+    end = last if length is None else min(length, last)
+    return "".join(relchar(by_rank[i]) if i in by_rank else "-" for i in range(1, end + 1))
+
+
+def yaap(rows: Rows, threshold: float = 1) -> float:
+    """Contract: docs/semantics.md#yaap."""
+    big_r = _count_relevant(rows, threshold)
+    total, found = 0.0, 0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if _is_relevant(rel, threshold):
+            found += 1
+            total += found / rank
+    return math.log((1.0 + total) / (1.0 + big_r - total))
+
+
 def iprec_at_recall(
     rows: Rows, recall: float = 0.0, threshold: float = 1, rounding: str = "nearest"
 ) -> float:
@@ -211,10 +293,87 @@ def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
     return sum(g / math.log2(i + 1) for i, g in enumerate(gains, start=1))
 
 
-def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all") -> float:
+def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all",
+         gains: GainPairs = None) -> float:
     """Contract: docs/semantics.md#ndcg."""
-    ideal_value = idcg(rows, k, gain, ideal)
-    return dcg(rows, k, gain) / ideal_value if ideal_value > 0 else 0.0
+    pairs = tuple(dict(gains or ()).items())
+    top = sum(_gain(rel, gain, pairs) / math.log2(rank + 1)
+              for rel, rank in rows if rank is not None and _in_top(rank, k))
+    pool = rows if ideal == "all" else [r for r in rows if r[1] is not None]
+    best = [g for g in sorted((_gain(rel, gain, pairs) for rel, _ in pool), reverse=True) if g > 0]
+    if k is not None:
+        best = best[:k]
+    ideal_value = sum(g / math.log2(i + 1) for i, g in enumerate(best, start=1))
+    return top / ideal_value if ideal_value > 0 else 0.0
+
+
+def _dcg_by_position(rows: Rows, gains: GainPairs, last: int) -> list[float]:
+    """Entry i (0 .. last): the DCG of the ranks <= i, linear gains (``gains`` mapped),
+    accumulated in rank order (trec_eval's order of additions)."""
+    by_rank = {rank: _gain(rel, "linear", gains) for rel, rank in rows if rank is not None}
+    out, total = [0.0], 0.0
+    for i in range(1, last + 1):
+        g = by_rank.get(i, 0.0)
+        if g != 0:
+            total += g / math.log2(i + 1)
+        out.append(total)
+    return out
+
+
+def ndcg_rel(rows: Rows, gains: GainPairs = None) -> float:
+    """Contract: docs/semantics.md#ndcg_rel."""
+    ideal = _ideal_gains(rows, gains)
+    big_r = len(ideal)
+    if big_r == 0:
+        return 0.0
+    ideal_at = _running(ideal, lambda i: math.log2(i + 1))
+    last = max((rank for _, rank in rows if rank is not None), default=0)
+    dcg_at = _dcg_by_position(rows, gains, last)
+    total, found = 0.0, 0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if _gain(rel, "linear", gains) > 0:
+            total += dcg_at[rank] / ideal_at[min(rank, big_r)]
+            found += 1
+    total += (big_r - found) * dcg_at[last] / ideal_at[big_r]
+    return total / big_r if total > 0 else 0.0
+
+
+def rndcg(rows: Rows, threshold: float = 1, gains: GainPairs = None) -> float:
+    """Contract: docs/semantics.md#rndcg."""
+    if _count_relevant(rows, threshold) == 0:
+        return 0.0
+    ideal = _ideal_gains(rows, gains)
+    big_p = len(ideal)
+    ideal_at = _running(ideal, lambda i: math.log2(i + 1))
+    n = max((rank for _, rank in rows if rank is not None), default=0)
+    dcg_at = _dcg_by_position(rows, gains, max(n, big_p))
+    # nDCG at each position i where the ideal gain changes after i (the last positive one
+    # included), then at n if the list runs on past position P + 1.
+    points = [i for i in range(1, big_p + 1) if i == big_p or ideal[i] != ideal[i - 1]]
+    terms = [dcg_at[i] / ideal_at[i] for i in points]
+    if big_p > 0 and n > big_p + 1:
+        terms.append(dcg_at[n] / ideal_at[big_p])
+    total = 0.0
+    for term in terms:
+        total += term
+    return total / len(terms) if terms else 0.0
+
+
+def ndcg_p(rows: Rows, threshold: float = 1, gains: GainPairs = None) -> float:
+    """Contract: docs/semantics.md#ndcg_p."""
+    if _hits(rows, None, threshold) == 0:
+        return 0.0
+    top = 0.0
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        g = _gain(rel, "linear", gains)
+        if g != 0:
+            top += g if rank == 1 else g / math.log2(rank)
+    best = 0.0
+    for i, g in enumerate(_ideal_gains(rows, gains), start=1):
+        best += g if i == 1 else g / math.log2(i)
+    return top / best if best > 0 else 0.0
 
 
 # --- user models -------------------------------------------------------------------------

@@ -142,11 +142,15 @@ def _ratio(numerator: Column, denominator: Column) -> Column:
     return F.coalesce(quotient, F.lit(0.0))
 
 
-def _gain(rel: Column, kind: Gain) -> Column:
-    """Gain of a grade: g = rel (linear) or 2^rel - 1 (exponential); 0.0 for NULL or rel <= 0."""
+def _gain(rel: Column, kind: Gain, gains: Any = None) -> Column:
+    """Gain of a grade: g = rel (linear) or 2^rel - 1 (exponential); 0.0 for NULL or rel <= 0;
+    a grade listed in ``gains`` ((grade, gain) pairs, trec_eval's ndcg.1=3,2=9) gains that."""
     grade = rel.cast("double")
     value = grade if kind == "linear" else F.pow(F.lit(2.0), grade) - F.lit(1.0)
-    return F.when(grade > 0, value).otherwise(F.lit(0.0))
+    out = F.when(grade > 0, value).otherwise(F.lit(0.0))
+    for level, mapped in dict(gains or ()).items():
+        out = F.when(grade == F.lit(float(level)), F.lit(float(mapped))).otherwise(out)
+    return out
 
 
 def _discount(position: Column) -> Column:
@@ -195,13 +199,14 @@ def _recall(rel: Column, rank: Column, k: int | None, threshold: float) -> Colum
     return _ratio(_hits(rel, rank, k, threshold), _count(_relevant(rel, threshold)))
 
 
-def _dcg(rel: Column, rank: Column, k: int | None, kind: Gain) -> Column:
-    discounted = F.when(_retrieved(rank, k), _gain(rel, kind) / _discount(rank))
+def _dcg(rel: Column, rank: Column, k: int | None, kind: Gain, mapped: Any = None) -> Column:
+    discounted = F.when(_retrieved(rank, k), _gain(rel, kind, mapped) / _discount(rank))
     return F.coalesce(F.sum(discounted), F.lit(0.0))
 
 
-def _idcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal) -> Column:
-    gains = _gain(rel, kind)
+def _idcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal,
+          mapped: Any = None) -> Column:
+    gains = _gain(rel, kind, mapped)
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & rank.isNotNull()
@@ -522,6 +527,105 @@ def bpref(
     return _ratio(_sum_array(F.transform(positions, term)), r_count).alias(label("bpref", None))
 
 
+@validated(METRICS["infap"])
+def infap(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Inferred average precision (Yilmaz & Aslam 2006, as in trec_eval ``infAP``).
+
+    Contract: docs/semantics.md#infap.
+
+    For the relevant retrieved row at rank r > 1 with a relevant, b judged non-relevant and
+    u pooled-but-unjudged rows above it, j = r - 1, e = 0.00001:
+    ``1/r + (j/r) * ((a + b + u)/j) * ((a + e)/(a + b + 2e))``; 1 at rank 1; the sum / R.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``infap``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    pooled = F.array_sort(F.collect_list(F.when(
+        rank_c.isNotNull() & rel_c.isNotNull(),
+        F.struct(rank_c.cast("long").alias("r"), rel_c.cast("double").alias("g")))))
+
+    def term(x: Column, i: Column) -> Column:
+        above = F.slice(pooled, 1, i)
+        a = F.size(F.filter(above, lambda y: y["g"] >= threshold)).cast("double")
+        b = F.size(F.filter(above, lambda y: (y["g"] >= 0) & (y["g"] < threshold))).cast("double")
+        u = F.size(F.filter(above, lambda y: y["g"] < 0)).cast("double")
+        j = F.greatest(x["r"].cast("double") - 1.0, F.lit(1.0))  # rank 1 is the first branch
+        estimate = (a + 0.00001) / (a + b + 2 * 0.00001)
+        value = F.when(x["r"] == 1, F.lit(1.0)).otherwise(
+            1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + b + u) / j) * estimate)
+        return F.when(x["g"] >= threshold, value).otherwise(F.lit(0.0))
+
+    total = _sum_array(F.transform(pooled, term))
+    return _ratio(total, _count(_relevant(rel_c, threshold))).alias(label("infap", None))
+
+
+@validated(METRICS["yaap"])
+def yaap(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+) -> Column:
+    """Yet another average precision (Robertson 2012, as in trec_eval ``yaap``).
+
+    Contract: docs/semantics.md#yaap.
+
+    ``ln((1 + S) / (1 + R - S))``, S = sum over the relevant retrieved rows of j / r_j.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``yaap``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    total = _sum_array(_precisions(_relevant_ranks(rel_c, rank_c, None, threshold)))
+    big_r = _count(_relevant(rel_c, threshold)).cast("double")
+    return F.log((1.0 + total) / ((1.0 + big_r) - total)).alias(label("yaap", None))
+
+
+@validated(METRICS["relstring"])
+def relstring(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    length: int | None = 10,
+) -> Column:
+    """The grades of ranks 1 .. min(length, last rank) as a string (trec_eval ``relstring``).
+
+    Contract: docs/semantics.md#relstring.
+
+    The digit of a grade 0-9, '>' above 9, '-' outside the pool (NULL grade or a rank gap),
+    '.' for a negative grade, '<' for a grade that is not whole; "" when nothing is
+    retrieved.
+
+    Returns
+    -------
+    Column
+        A StringType aggregate aliased ``relstring``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    grade = rel_c.cast("double")
+    char = (F.when(grade.isNull(), F.lit("-")).when(grade < 0, F.lit("."))
+            .when(grade != F.floor(grade), F.lit("<")).when(grade > 9, F.lit(">"))
+            .otherwise(grade.cast("long").cast("string")))
+    shown = F.map_from_entries(F.collect_list(F.when(
+        rank_c.isNotNull(), F.struct(rank_c.cast("long").alias("k"), char.alias("v")))))
+    last = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
+    end = last if length is None else F.least(last, F.lit(length).cast("long"))
+    positions = F.when(end > 0, F.sequence(F.lit(1).cast("long"), end)).otherwise(
+        F.array().cast("array<long>"))
+    chars = F.transform(positions, lambda i: F.coalesce(F.try_element_at(shown, i), F.lit("-")))
+    return F.array_join(chars, "").alias(label("relstring", None))
+
+
 @validated(METRICS["iprec_at_recall"])
 def iprec_at_recall(
     rel: IntoColumn = "rel",
@@ -667,8 +771,10 @@ def ndcg(
     rank: IntoColumn = "rank",
     gain: Gain = "linear",
     ideal: Ideal = "all",
+    gains: Mapping[int, float] | None = None,
 ) -> Column:
-    """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
+    """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0; ``gains`` gives
+    listed grades their own gain (trec_eval ``-m ndcg.1=3,2=9``).
 
     Contract: docs/semantics.md#ndcg.
 
@@ -682,8 +788,142 @@ def ndcg(
     >>> judged.groupBy("qid").agg(ndcg("rel", k=10)).agg(F.mean("`ndcg@10`"))  # doctest: +SKIP
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    value = _ratio(_dcg(rel_c, rank_c, k, gain), _idcg(rel_c, rank_c, k, gain, ideal))
+    value = _ratio(_dcg(rel_c, rank_c, k, gain, gains),
+                   _idcg(rel_c, rank_c, k, gain, ideal, gains))
     return value.alias(label("ndcg", k))
+
+
+def _ideal_gains(rel: Column, gains: Any) -> Column:
+    """The positive linear gains of every row, best first: the ideal ranking."""
+    g = _gain(rel, "linear", gains)
+    return F.sort_array(F.collect_list(F.when(g > 0, g)), asc=False)
+
+
+def _running_ideal(best: Column) -> Column:
+    """IDCG@1 .. IDCG@P of an ideal list, each added first to last."""
+    return F.transform(best, lambda g, i: _sum_array(F.transform(
+        F.slice(best, 1, i + 1), lambda h, j: h / _discount(j + 1))))
+
+
+def _gain_points(rel: Column, rank: Column, gains: Any) -> Column:
+    """The retrieved rows with a non-zero gain in rank order, as (r, g, d = g/log2(r+1))."""
+    g = _gain(rel, "linear", gains)
+    return F.array_sort(F.collect_list(F.when(
+        rank.isNotNull() & (g != 0),
+        F.struct(rank.cast("long").alias("r"), g.alias("g"), (g / _discount(rank)).alias("d")))))
+
+
+def _dcg_upto(points: Column, i: Column) -> Column:
+    """DCG@i: the d of the points with r <= i, added in rank order."""
+    return _sum_array(F.transform(F.filter(points, lambda p: p["r"] <= i), lambda p: p["d"]))
+
+
+@validated(METRICS["ndcg_rel"])
+def ndcg_rel(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    gains: Mapping[int, float] | None = None,
+) -> Column:
+    """nDCG averaged over the relevant rows (trec_eval ``ndcg_rel``, experimental).
+
+    Contract: docs/semantics.md#ndcg_rel.
+
+    ``(1/Rg) * (sum over retrieved rows r with g > 0 of DCG@r / IDCG@min(r, Rg)
+    + (Rg - found) * DCG / IDCG)``; 0 when Rg = 0 or the sum is <= 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``ndcg_rel``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    best, points = _ideal_gains(rel_c, gains), _gain_points(rel_c, rank_c, gains)
+
+    def value(ideal_at: Column) -> Column:
+        big_r = F.size(ideal_at)
+        hits = F.filter(points, lambda p: p["g"] > 0)
+        terms = F.transform(hits, lambda p: _dcg_upto(points, p["r"])
+                            / F.get(ideal_at, F.least(p["r"], big_r) - 1))
+        rest = ((big_r - F.size(hits)).cast("double") * _dcg_upto(points, F.lit(2**62))
+                / F.get(ideal_at, big_r - 1))
+        total = _sum_array(terms) + rest
+        return F.when((big_r > 0) & (total > 0), total / big_r).otherwise(F.lit(0.0))
+
+    return _let(_running_ideal(best), value).alias(label("ndcg_rel", None))
+
+
+@validated(METRICS["rndcg"])
+def rndcg(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    gains: Mapping[int, float] | None = None,
+) -> Column:
+    """nDCG averaged at the R-levels of the ideal ranking (trec_eval ``Rndcg``, experimental).
+
+    Contract: docs/semantics.md#rndcg.
+
+    The mean of DCG@i / IDCG@i over the positions i <= P after which the ideal gain
+    changes, and of DCG@n / IDCG@P when the last rank n > P + 1; 0 without a relevant row.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``rndcg``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+    best, points = _ideal_gains(rel_c, gains), _gain_points(rel_c, rank_c, gains)
+    last = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
+    has_relevant = _count(_relevant(rel_c, threshold)) > 0
+
+    def value(ideal_at: Column) -> Column:
+        big_p = F.size(ideal_at)
+        changes = F.filter(F.transform(best, lambda g, i: F.when(
+            (i + 1 == big_p) | (g != F.get(best, i + 1)), i + 1)), lambda i: i.isNotNull())
+        terms = F.transform(changes, lambda i: _dcg_upto(points, i) / F.get(ideal_at, i - 1))
+        tail = F.when((big_p > 0) & (last > big_p + 1), F.array(
+            _dcg_upto(points, last) / F.get(ideal_at, big_p - 1))).otherwise(
+            F.array().cast("array<double>"))
+        every = F.concat(terms, tail)
+        return F.when(has_relevant & (F.size(every) > 0),
+                      _sum_array(every) / F.size(every)).otherwise(F.lit(0.0))
+
+    return _let(_running_ideal(best), value).alias(label("rndcg", None))
+
+
+@validated(METRICS["ndcg_p"])
+def ndcg_p(
+    rel: IntoColumn = "rel",
+    *,
+    rank: IntoColumn = "rank",
+    threshold: float = 1,
+    gains: Mapping[int, float] | None = None,
+) -> Column:
+    """nDCG with rank 1 undiscounted and rank i > 1 divided by log2(i) (trec_eval ``ndcg_p``).
+
+    Contract: docs/semantics.md#ndcg_p.
+
+    0 when no relevant row is retrieved or the ideal DCG is 0.
+
+    Returns
+    -------
+    Column
+        A DoubleType aggregate aliased ``ndcg_p``.
+    """
+    rel_c, rank_c = _col(rel), _col(rank)
+
+    def first_free(position: Column) -> Column:
+        return F.when(position == 1, F.lit(1.0)).otherwise(F.log2(position.cast("double")))
+
+    top = _sum_array(F.transform(_gain_points(rel_c, rank_c, gains),
+                                 lambda p: p["g"] / first_free(p["r"])))
+    best = _sum_array(F.transform(_ideal_gains(rel_c, gains),
+                                  lambda g, i: g / first_free(i + 1)))
+    found = _count(_relevant(rel_c, threshold) & rank_c.isNotNull())
+    return F.when(found > 0, _ratio(top, best)).otherwise(F.lit(0.0)).alias(
+        label("ndcg_p", None))
 
 
 # --------------------------------------------------------------------------------------

@@ -10,14 +10,17 @@ from rankframe.metrics.counts import (
     precision,
     recall,
 )
-from rankframe.metrics.gains import cg, dcg, idcg, ndcg
+from rankframe.metrics.gains import cg, dcg, idcg, ndcg, ndcg_p, ndcg_rel, rndcg
 from rankframe.metrics.ranked import (
     average_precision,
     bpref,
+    infap,
     iprec_at_recall,
     r_precision,
     r_precision_mult,
     reciprocal_rank,
+    relstring,
+    yaap,
 )
 from rankframe.metrics.tied import (
     average_precision_ties,
@@ -51,11 +54,14 @@ __all__ = [
     "g",
     "hit_rate",
     "idcg",
+    "infap",
     "iprec_at_recall",
     "judged",
     "kendall_distance",
     "kendall_tau",
     "ndcg",
+    "ndcg_p",
+    "ndcg_rel",
     "ndcg_ties",
     "num_nonrel_judged_ret",
     "num_rel",
@@ -73,8 +79,11 @@ __all__ = [
     "reciprocal_rank",
     "reciprocal_rank_ties",
     "relative_precision",
+    "relstring",
+    "rndcg",
     "set_map",
     "spearman_rho",
     "unjudged",
     "utility",
+    "yaap",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 import polars as pl
@@ -67,11 +67,19 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
-def gain(rel: pl.Expr, kind: Gain) -> pl.Expr:
-    """Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0."""
+#: A gain per grade, as the registry's ``gains`` kind converts it: (grade, gain) pairs.
+GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
+
+
+def gain(rel: pl.Expr, kind: Gain, gains: GainPairs = None) -> pl.Expr:
+    """Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0;
+    a grade listed in ``gains`` (trec_eval's ``ndcg.1=3,2=9``) gets the gain given there."""
     grade = rel.cast(pl.Float64)
     value = grade if kind == "linear" else pl.lit(2.0).pow(grade) - 1.0
-    return pl.when(grade > 0).then(value).otherwise(pl.lit(0.0))
+    out = pl.when(grade > 0).then(value).otherwise(pl.lit(0.0))
+    for level, mapped in dict(gains or ()).items():
+        out = pl.when(grade == float(level)).then(pl.lit(float(mapped))).otherwise(out)
+    return out
 
 
 def log2_discount(positions: pl.Expr) -> pl.Expr:

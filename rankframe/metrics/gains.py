@@ -7,20 +7,24 @@ relevance threshold does not apply to gains (as in trec_eval).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import polars as pl
 
 from rankframe.metrics.expr import (
     Gain,
+    GainPairs,
     IntoExpr,
     col,
+    count,
     gain,
     label,
     log2_discount,
     ordinals,
     rank_guarded,
     ratio,
+    relevant,
     retrieved,
 )
 from rankframe.metrics.registry import METRICS, validated
@@ -32,14 +36,16 @@ def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
     return gain(rel, kind).filter(retrieved(rank, k)).sum()
 
 
-def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
-    return (gain(rel, kind) / log2_discount(rank)).filter(retrieved(rank, k)).sum()
+def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
+         mapped: GainPairs = None) -> pl.Expr:
+    return (gain(rel, kind, mapped) / log2_discount(rank)).filter(retrieved(rank, k)).sum()
 
 
-def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal) -> pl.Expr:
+def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
+              mapped: GainPairs = None) -> pl.Expr:
     """DCG@k of the ideal order: the positive gains of every row (``ideal="all"``) or of the
-    retrieved rows, sorted descending (docs/semantics.md#idcg)."""
-    gains = gain(rel, kind)
+    retrieved rows, sorted descending (docs/semantics.md#idcg); ``mapped``: a gain per grade."""
+    gains = gain(rel, kind, mapped)
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & retrieved(rank)
@@ -188,6 +194,7 @@ def ndcg(
     rank: IntoExpr = "rank",
     gain: Gain = "linear",
     ideal: Ideal = "all",
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
 
@@ -214,6 +221,10 @@ def ndcg(
     ideal
         ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
         query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
+    gains
+        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg.1=3,2=9``): a listed grade
+        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
+        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -221,8 +232,203 @@ def ndcg(
     >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
     >>> round(df.select(rf.ndcg("rel", k=5)).item(), 4)
     0.9724
+    >>> round(df.select(rf.ndcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
+    0.8286
     """
     rel_e, rank_e = col(rel), col(rank)
-    return ratio(_dcg(rel_e, rank_e, k, gain), ideal_dcg(rel_e, rank_e, k, gain, ideal)).alias(
-        label("ndcg", k)
-    )
+    return ratio(_dcg(rel_e, rank_e, k, gain, gains),
+                 ideal_dcg(rel_e, rank_e, k, gain, ideal, gains)).alias(label("ndcg", k))
+
+
+# --------------------------------------------------------------------------- trec_eval's
+# experimental nDCG variants: linear gains (``gains`` mapped), the ideal ranking built from
+# every row. Sums run in rank (or ideal) order, as trec_eval adds them.
+
+
+def _in_order(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
+    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
+
+
+def _ideal(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
+    """The positive linear gains of every row, best first: the ideal ranking."""
+    g = gain(rel, "linear", gains)
+    return g.filter(g > 0).sort(descending=True)
+
+
+def _ideal_running(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
+    """IDCG@1, IDCG@2, ..., IDCG@P over the P positive gains of the ideal ranking."""
+    best = _ideal(rel, gains)
+    return (best / log2_discount(ordinals(best))).cum_sum()
+
+
+_LAST = 2**62  # sorts unretrieved rows after every rank
+
+
+def _dcg_at(rel: pl.Expr, rank: pl.Expr, gains: GainPairs, positions: pl.Expr) -> pl.Expr:
+    """DCG@i for each i of ``positions`` (ascending): the running DCG of the retrieved rows
+    in rank order, read at the last rank <= i (0 before the first)."""
+    key = rank.fill_null(_LAST)
+    running = (gain(rel, "linear", gains) / log2_discount(rank)).fill_null(0.0).sort_by(key)
+    running = running.cum_sum()
+    upto = key.sort().search_sorted(positions, side="right").cast(pl.Int64)
+    return pl.when(upto > 0).then(running.gather((upto - 1).clip(0))).otherwise(0.0)
+
+
+@validated(METRICS["ndcg_rel"])
+@rank_guarded
+def ndcg_rel(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    gains: Mapping[int, float] | None = None,
+) -> pl.Expr:
+    """nDCG averaged over the relevant rows (trec_eval ``ndcg_rel``, experimental).
+
+    Contract: docs/semantics.md#ndcg_rel.
+
+    ``ndcg_rel = (1/Rg) * (sum over retrieved rows r with g > 0 of DCG@r / IDCG@min(r, Rg)
+    + (Rg - found) * DCG / IDCG)``: Rg rows of the query have a positive gain, ``found`` of
+    them are retrieved, DCG and IDCG are the whole list's. 0 when Rg = 0 or the sum is <= 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column: the linear gain g = rel (0 for NULL and grades <= 0), or the gain
+        ``gains`` gives the grade.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    gains
+        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg_rel.1=3,2=9``), as in
+        :func:`ndcg`. ``None`` (default): g = rel.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [0, 2, 1, 1]})
+    >>> round(df.select(rf.ndcg_rel("rel")).item(), 4)
+    0.535
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    g = gain(rel_e, "linear", gains)
+    ideal_at = _ideal_running(rel_e, gains)
+    big_r = ideal_at.len().cast(pl.Int64)
+    order = rank_e.filter(retrieved(rank_e))
+    g_ret = g.filter(retrieved(rank_e)).sort_by(order)
+    running = (g_ret / log2_discount(order.sort())).cum_sum()
+    hit = g_ret > 0
+    at = order.sort().filter(hit).clip(upper_bound=big_r) - 1
+    terms = running.filter(hit) / ideal_at.gather(at)
+    whole = running.last().fill_null(0.0)
+    total = _in_order(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
+    return (pl.when((big_r > 0) & (total > 0)).then(total / big_r.cast(pl.Float64))
+            .otherwise(pl.lit(0.0)).alias(label("ndcg_rel", None)))
+
+
+@validated(METRICS["rndcg"])
+@rank_guarded
+def rndcg(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+    gains: Mapping[int, float] | None = None,
+) -> pl.Expr:
+    """nDCG averaged at the R-levels of the ideal ranking (trec_eval ``Rndcg``, experimental).
+
+    Contract: docs/semantics.md#rndcg.
+
+    The mean of DCG@i / IDCG@i over the positions i where the ideal gain changes after i
+    (the last positive one included, i <= P, P = rows with a positive gain), and of
+    DCG@n / IDCG@P when the list runs past P + 1 (n = the last rank). 0 when no row is
+    relevant (rel >= threshold) or no such point exists.
+
+    Parameters
+    ----------
+    rel
+        Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
+        ``gains`` gives the grade; relevant iff rel >= threshold.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level (trec_eval ``-l``): no relevant row gives 0; default 1.
+    gains
+        A gain per grade, ``{grade: gain}`` (trec_eval ``-m Rndcg.1=3,2=9``), as in
+        :func:`ndcg`. ``None`` (default): g = rel.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, None], "rel": [1, 2, 0, 0, 2]})
+    >>> round(df.select(rf.rndcg("rel")).item(), 4)
+    0.6473
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    best = _ideal(rel_e, gains)
+    ideal_at = _ideal_running(rel_e, gains)
+    big_p = best.len().cast(pl.Int64)
+    last = rank_e.max().cast(pl.Int64).fill_null(0)
+    changes = (best != best.shift(-1)).fill_null(True)
+    points = ordinals(best).filter(changes)
+    terms = _dcg_at(rel_e, rank_e, gains, points) / ideal_at.filter(changes)
+    runs_on = (big_p > 0) & (last > big_p + 1)
+    tail = _dcg_at(rel_e, rank_e, gains, last).first() / ideal_at.last()
+    total = _in_order(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
+    n_terms = count(changes) + runs_on.cast(pl.Int64)
+    has_relevant = relevant(rel_e, threshold).any()
+    return (pl.when(has_relevant & (n_terms > 0)).then(total / n_terms.cast(pl.Float64))
+            .otherwise(pl.lit(0.0)).alias(label("rndcg", None)))
+
+
+@validated(METRICS["ndcg_p"])
+@rank_guarded
+def ndcg_p(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+    gains: Mapping[int, float] | None = None,
+) -> pl.Expr:
+    """nDCG with Järvelin & Kekäläinen's first discount (trec_eval ``ndcg_p``).
+
+    Contract: docs/semantics.md#ndcg_p.
+
+    Rank 1 is not discounted and rank i > 1 is divided by log2(i):
+    ``DCG = g_1 + sum over i > 1 of g_i / log2(i)``, the same for the ideal ranking of every
+    row's positive gains; ndcg_p = DCG / IDCG, 0 when no relevant row (rel >= threshold) is
+    retrieved or IDCG = 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
+        ``gains`` gives the grade; relevant iff rel >= threshold.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level (trec_eval ``-l``): no relevant row retrieved gives 0; default 1.
+    gains
+        A gain per grade, ``{grade: gain}`` (``ndcg_p.1=3,2=9``), as in :func:`ndcg`.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [0, 2, 1, 1]})
+    >>> round(df.select(rf.ndcg_p("rel")).item(), 4)
+    0.7246
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    g = gain(rel_e, "linear", gains)
+    first_free = pl.when(rank_e == 1).then(pl.lit(1.0)).otherwise(rank_e.cast(pl.Float64).log(2))
+    top = _in_order((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
+        retrieved(rank_e))))
+    best = _ideal(rel_e, gains)
+    at = ordinals(best)
+    ideal = _in_order(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(
+        at.cast(pl.Float64).log(2)))
+    found = count(relevant(rel_e, threshold) & retrieved(rank_e))
+    return (pl.when((found > 0) & (ideal > 0)).then(top / ideal).otherwise(pl.lit(0.0))
+            .alias(label("ndcg_p", None)))

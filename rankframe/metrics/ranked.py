@@ -219,6 +219,169 @@ def bpref(
     return ratio(term.filter(is_rel_ret).sum(), r_count).alias(label("bpref", None))
 
 
+#: trec_eval's INFAP_EPSILON: keeps infAP's estimate of precision above defined at 0 / 0.
+INFAP_EPSILON = 0.00001
+
+
+def _in_order(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
+    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
+
+
+@validated(METRICS["infap"])
+@rank_guarded
+def infap(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Inferred average precision (Yilmaz & Aslam 2006, as in trec_eval ``infAP``).
+
+    Contract: docs/semantics.md#infap.
+
+    For the relevant retrieved row at rank r > 1, with a relevant, b judged non-relevant and
+    u pooled-but-unjudged (negative grade) rows above it, j = r - 1 and e = 0.00001:
+    ``1/r + (j/r) * ((a + b + u)/j) * ((a + e)/(a + b + 2e))``; at rank 1 the term is 1.
+    Rows outside the pool (NULL grade) count only as positions. infAP = sum of terms / R,
+    0 when R = 0.
+
+    Parameters
+    ----------
+    rel
+        Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
+        threshold; negative: in the pool but not judged (trec_eval reads every negative
+        qrels grade so); NULL: not in the pool.
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5, None], "rel": [1, None, 0, -1, 1, 1]})
+    >>> round(df.select(rf.infap("rel")).item(), 4)
+    0.5
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    ret = retrieved(rank_e)
+    ranks = rank_e.filter(ret).sort()
+    grades = rel_e.filter(ret).sort_by(rank_e.filter(ret))
+    is_rel = relevant(grades, threshold)
+    rel_above = is_rel.cast(pl.Int64).cum_sum() - is_rel.cast(pl.Int64)
+    nonrel_above = judged_nonrelevant(grades, threshold).cast(pl.Int64).cum_sum()
+    unjudged_above = (grades < 0).fill_null(False).cast(pl.Int64).cum_sum()
+    j = (ranks - 1).cast(pl.Float64)
+    above = (rel_above + nonrel_above + unjudged_above).cast(pl.Float64)
+    estimate = ((rel_above.cast(pl.Float64) + INFAP_EPSILON)
+                / ((rel_above + nonrel_above).cast(pl.Float64) + 2 * INFAP_EPSILON))
+    term = (pl.when(ranks == 1).then(pl.lit(1.0))
+            .otherwise(1.0 / (j + 1.0) + (j / (j + 1.0)) * (above / j) * estimate))
+    return ratio(_in_order(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
+        label("infap", None))
+
+
+def relchar(rel: pl.Expr) -> pl.Expr:
+    """relstring's character of a grade: the digit of 0-9, '>' above 9, '-' for NULL (not in
+    the pool), '.' for a negative grade (pooled, unjudged), '<' for a grade not whole."""
+    grade = rel.cast(pl.Float64)
+    digit = grade.clip(0, 9).cast(pl.Int64).cast(pl.String)
+    return (pl.when(grade.is_null()).then(pl.lit("-")).when(grade < 0).then(pl.lit("."))
+            .when(grade != grade.floor()).then(pl.lit("<")).when(grade > 9).then(pl.lit(">"))
+            .otherwise(digit))
+
+
+_LAST = 2**62  # sorts unretrieved rows after every rank
+
+
+@validated(METRICS["relstring"])
+@rank_guarded
+def relstring(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    length: int | None = 10,
+) -> pl.Expr:
+    """The grades of the top ``length`` ranks as a string (trec_eval ``relstring``).
+
+    Contract: docs/semantics.md#relstring.
+
+    One character per position 1 .. min(length, last rank): the grade's digit for 0-9,
+    ``>`` above 9, ``-`` for a document outside the pool (NULL grade, or a rank gap),
+    ``.`` for a negative grade (pooled but unjudged), ``<`` for a grade that is not whole.
+    A String per query ("" when nothing is retrieved); it has no summary over queries.
+
+    Parameters
+    ----------
+    rel
+        Grade column (a name or a Polars expression).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved (not shown).
+    length
+        How many positions to show (trec_eval ``-m relstring.20``); default 10; ``None``:
+        every position up to the last rank.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 4, 5, None], "rel": [2, None, -1, 12, 1]})
+    >>> df.select(rf.relstring("rel")).item()
+    '2--.>'
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    last = rank_e.max().cast(pl.Int64).fill_null(0)
+    end = last if length is None else pl.min_horizontal(last, pl.lit(length, dtype=pl.Int64))
+    positions = pl.int_range(1, end + 1, dtype=pl.Int64)
+    key = rank_e.fill_null(_LAST).cast(pl.Int64)
+    at = key.sort().search_sorted(positions).cast(pl.Int64).clip(upper_bound=pl.len() - 1)
+    shown = relchar(rel_e).sort_by(key).gather(at)
+    chars = pl.when(key.sort().gather(at) == positions).then(shown).otherwise(pl.lit("-"))
+    return chars.str.join("").alias(label("relstring", None))
+
+
+@validated(METRICS["yaap"])
+@rank_guarded
+def yaap(
+    rel: IntoExpr = "rel",
+    *,
+    rank: IntoExpr = "rank",
+    threshold: float = 1,
+) -> pl.Expr:
+    """Yet another average precision (Robertson 2012, as in trec_eval ``yaap``).
+
+    Contract: docs/semantics.md#yaap.
+
+    ``yaap = ln((1 + S) / (1 + R - S))`` with S = sum over the relevant retrieved rows of
+    j / r_j (the precisions average precision sums). Negative below S = R/2; 0 for a query
+    with R = 0 and nothing relevant retrieved.
+
+    Parameters
+    ----------
+    rel
+        Grade column: relevant iff rel >= threshold (NULL and negative grades never are).
+    rank
+        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
+        NULL: judged but not retrieved.
+    threshold
+        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
+
+    Examples
+    --------
+    >>> import polars as pl, rankframe as rf
+    >>> df = pl.DataFrame({"rank": [1, 2, 3, None], "rel": [1, 0, 1, 1]})
+    >>> round(df.select(rf.yaap("rel")).item(), 4)
+    0.1335
+    """
+    rel_e, rank_e = col(rel), col(rank)
+    ranks = relevant_ranks(rank_e, rel_e, threshold, None)
+    total = _in_order(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
+    big_r = count(relevant(rel_e, threshold)).cast(pl.Float64)
+    return ((1.0 + total) / ((1.0 + big_r) - total)).log().alias(label("yaap", None))
+
+
 @validated(METRICS["iprec_at_recall"])
 @rank_guarded
 def iprec_at_recall(

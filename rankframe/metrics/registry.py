@@ -70,6 +70,12 @@ def _always(values: Mapping[str, Any]) -> bool:
     return True
 
 
+def _no_gain_at_zero(values: Mapping[str, Any]) -> bool:
+    """Rows with a grade <= 0 gain nothing: no gain mapping gives grade 0 a gain."""
+    zero: float = dict(values.get("gains") or {}).get(0, 0)  # a mapping, or its pairs
+    return zero == 0
+
+
 def _at_cutoff(values: Mapping[str, Any]) -> bool:
     """Divides by the cutoff k, not by the number retrieved."""
     return values["k"] is not None and values.get("divisor", "k") == "k"
@@ -92,6 +98,8 @@ class Metric:
     aggregate: Aggregate = "mean"
     is_count: bool = False
     positive_rows: Callable[[Mapping[str, Any]], bool] = _never
+    #: A string per query (``relstring``), not a number: no summary over queries.
+    is_string: bool = False
 
     @property
     def macro(self) -> str:
@@ -139,6 +147,9 @@ K = Param("k", "cutoff")
 THRESHOLD = Param("threshold", "threshold", 1)
 GAIN = Param("gain", "choice", "linear", ("linear", "exponential"))
 IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"))
+#: trec_eval's gain per grade (``-m ndcg.1=3,2=9``): (grade, gain) pairs; other grades keep
+#: the gain of ``gain``. Checked as a mapping, converted to pairs in grade order.
+GAINS = Param("gains", "gains", None)
 PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"))
 
 # Columns read by the metrics beyond (rel, rank).
@@ -164,6 +175,9 @@ _DECLARED = (
            positive_rows=_always),
     Metric("r_precision", (THRESHOLD,), positive_rows=_always),
     Metric("bpref", (THRESHOLD,)),
+    Metric("infap", (THRESHOLD,)),
+    Metric("relstring", (Param("length", "cutoff", 10),), is_string=True),
+    Metric("yaap", (THRESHOLD,), positive_rows=_always),
     Metric("iprec_at_recall",
            (Param("recall", "recall_level"), THRESHOLD,
             Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
@@ -172,9 +186,12 @@ _DECLARED = (
     Metric("cg", (K, GAIN), positive_rows=_always),
     Metric("dcg", (K, GAIN), positive_rows=_always),
     Metric("idcg", (K, GAIN, IDEAL), positive_rows=_always),
-    Metric("ndcg", (K, GAIN, IDEAL), positive_rows=_always),
+    Metric("ndcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
+    Metric("ndcg_rel", (GAINS,), positive_rows=_no_gain_at_zero),
+    Metric("rndcg", (THRESHOLD, GAINS)),  # reads the last rank: no pruning
+    Metric("ndcg_p", (THRESHOLD, GAINS), positive_rows=_no_gain_at_zero),
     Metric("bin_g", (THRESHOLD,)),
-    Metric("g", (Param("gains", "gains", None),)),
+    Metric("g", (GAINS,)),
     Metric("num_ret", (K,), aggregate="sum", is_count=True),
     Metric("num_rel", (THRESHOLD,), aggregate="sum", is_count=True, positive_rows=_always),
     Metric("num_rel_ret", (K, THRESHOLD), aggregate="sum", is_count=True,

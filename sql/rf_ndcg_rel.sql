@@ -1,0 +1,29 @@
+-- rf_ndcg_rel(rel, rank, gains := NULL) -> DOUBLE
+--   Contract: docs/semantics.md#ndcg_rel.
+--   nDCG averaged over the rows with a positive gain (trec_eval ndcg_rel, experimental):
+--     (1/Rg) * (sum over retrieved rows r with g > 0 of DCG@r / IDCG@min(r, Rg)
+--               + (Rg - found) * DCG / IDCG),
+--   Rg = rows with a positive gain, found = those retrieved, DCG and IDCG of the whole
+--   list. Linear gains, or the gain a MAP `gains` gives a grade. 0 when Rg = 0 or the sum
+--   is <= 0.
+--   Example (docs/semantics.md#worked-examples: grades 0, 2, 1, then an unretrieved 1):
+--     SELECT round(rf_ndcg_rel(rel, rank), 4)
+--     FROM (VALUES (1, 0), (2, 2), (3, 1), (NULL, 1)) t(rank, rel);
+--     => 0.535
+
+-- rf__unchecked_ndcg_rel: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_ndcg_rel is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg_rel(rel, rank, gains := NULL) AS
+    list_transform([{'best': rf__ideal_gains(rel, rf__gains('rf_ndcg_rel', gains)),
+                     'points': rf__gain_points(rel, rank, rf__gains('rf_ndcg_rel', gains))}],
+        lambda v: list_transform([rf__ideal_running(v.best)],
+            lambda ideal_at: list_transform([
+                coalesce(list_sum(list_transform(list_filter(v.points, lambda s: s.g > 0),
+                    lambda s: rf__dcg_upto(v.points, s.r) / ideal_at[least(s.r, len(v.best))])), 0)::DOUBLE
+                + (len(v.best) - len(list_filter(v.points, lambda s: s.g > 0)))::DOUBLE
+                  * rf__dcg_upto(v.points, 9223372036854775807) / ideal_at[len(v.best)]],
+                lambda total: CASE WHEN len(v.best) > 0 AND total > 0 THEN total / len(v.best)
+                                   ELSE 0::DOUBLE END)[1])[1])[1];
+CREATE OR REPLACE TEMP MACRO rf_ndcg_rel(rel, rank, gains := NULL) AS
+    CASE WHEN rf__ranks_ok('rf_ndcg_rel', rank) THEN
+        rf__unchecked_ndcg_rel(rel, rank, gains := gains) END;

@@ -1,0 +1,34 @@
+-- rf_rndcg(rel, rank, threshold := 1, gains := NULL) -> DOUBLE
+--   Contract: docs/semantics.md#rndcg.
+--   nDCG averaged at the R-levels of the ideal ranking (trec_eval Rndcg, experimental):
+--   the mean of DCG@i / IDCG@i over the positions i <= P after which the ideal gain
+--   changes (P = rows with a positive gain; i = P always counts), and of DCG@n / IDCG@P
+--   when the last rank n > P + 1. Linear gains, or the gain a MAP `gains` gives a grade.
+--   0 when no row is relevant (rel >= threshold) or there is no such point.
+--   Grades 1, 2, 0, 0, then an unretrieved 2: the ideal 2, 2, 1 changes after positions 2, 3.
+--   Example (docs/semantics.md#worked-examples):
+--     SELECT round(rf_rndcg(rel, rank), 4)
+--     FROM (VALUES (1, 1), (2, 2), (3, 0), (4, 0), (NULL, 2)) t(rank, rel);
+--     => 0.6473
+
+-- rf__unchecked_rndcg: the body, without the rank guard (for tables checked already, as by
+-- rankframe.evaluate); rf_rndcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__unchecked_rndcg(rel, rank, threshold := 1, gains := NULL) AS
+    CASE WHEN rf__num_relevant(rel, rf__threshold('rf_rndcg', threshold)) = 0 THEN 0::DOUBLE ELSE
+    list_transform([{'best': rf__ideal_gains(rel, rf__gains('rf_rndcg', gains)),
+                     'points': rf__gain_points(rel, rank, rf__gains('rf_rndcg', gains)),
+                     'n': coalesce(max(rank), 0)}],
+        lambda v: list_transform([rf__ideal_running(v.best)],
+            lambda ideal_at: list_transform([
+                list_transform(list_filter(range(1, len(v.best) + 1),
+                                           lambda i: i = len(v.best) OR v.best[i] != v.best[i + 1]),
+                               lambda i: rf__dcg_upto(v.points, i) / ideal_at[i])
+                || CASE WHEN len(v.best) > 0 AND v.n > len(v.best) + 1
+                        THEN [rf__dcg_upto(v.points, v.n) / ideal_at[len(v.best)]]
+                        ELSE []::DOUBLE[] END],
+                lambda terms: CASE WHEN len(terms) > 0 THEN list_sum(terms) / len(terms)
+                                   ELSE 0::DOUBLE END)[1])[1])[1]
+    END;
+CREATE OR REPLACE TEMP MACRO rf_rndcg(rel, rank, threshold := 1, gains := NULL) AS
+    CASE WHEN rf__ranks_ok('rf_rndcg', rank) THEN
+        rf__unchecked_rndcg(rel, rank, threshold := threshold, gains := gains) END;
