@@ -50,7 +50,7 @@ PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "weight": [float("nan")],
     "flag": ["yes", 1, None],
     "coefficient": [float("nan"), float("inf"), "1", None],
-    "gains": [{1: float("nan")}, {0.5: 1.0}, {-1: 2.0}, "1:2", 3, [(1, 3)], {True: 2}],
+    "gains": [{1: float("nan")}, {0.5: 1.0}, {-1: 2.0}, "1:2", [(1, 3)], {True: 2}],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
                "weight": 0.5}
