@@ -23,6 +23,7 @@ from rankframe.metrics.expr import (
     relevant,
     relevant_ranks,
     retrieved,
+    sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -119,7 +120,8 @@ def average_precision(
     """
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, k)
-    total = (ordinals(ranks) / ranks).sum()
+    # j / r_j added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
+    total = sequential_sum(ordinals(ranks) / ranks)
     r_count = count(relevant(rel_e, threshold))
     if divisor == "relevant":
         denominator = r_count
@@ -216,7 +218,8 @@ def bpref(
     is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
     penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
     term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
-    return ratio(term.filter(is_rel_ret).sum(), r_count).alias(label("bpref", None))
+    # Terms added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
+    return ratio(sequential_sum(term.filter(is_rel_ret)), r_count).alias(label("bpref", None))
 
 
 @validated(METRICS["iprec_at_recall"])
