@@ -59,11 +59,25 @@ def count(mask: pl.Expr) -> pl.Expr:
     return mask.sum().cast(pl.Int64)
 
 
+def divide(numerator: pl.Expr, denominator: pl.Expr | float) -> pl.Expr:
+    """numerator / denominator as Float64, rounded once, as C divides (numerator finite).
+
+    Polars divides a column by a scalar (a literal, or a group's aggregate inside
+    ``group_by().agg``) as a multiplication by the scalar's reciprocal, rounding twice:
+    5 / 22 gives 0.2272727272727273, not 0.22727272727272727. The denominator is therefore
+    spread to a column first (``numerator * 0.0 + denominator``), which Polars divides element
+    by element (docs/semantics.md#exactness)."""
+    top = numerator.cast(pl.Float64)
+    bottom = denominator.cast(pl.Float64) if isinstance(denominator, pl.Expr) else denominator
+    return top / (top * 0.0 + bottom)
+
+
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    """numerator / denominator as Float64, and 0.0 where the denominator is 0."""
+    """numerator / denominator as Float64 (:func:`divide`), and 0.0 where the denominator
+    is 0."""
     return (
         pl.when(denominator > 0)
-        .then(numerator.cast(pl.Float64) / denominator)
+        .then(divide(numerator, denominator))
         .otherwise(pl.lit(0.0, dtype=pl.Float64))
     )
 

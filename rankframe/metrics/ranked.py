@@ -15,6 +15,7 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
+    divide,
     judged_nonrelevant,
     label,
     ordinals,
@@ -216,7 +217,7 @@ def bpref(
     n_count = count(is_nonrelevant)
     nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True).cum_sum()
     is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
-    penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
+    penalty = divide(pl.min_horizontal(nonrel_above, r_count), pl.min_horizontal(n_count, r_count))
     term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
     # Terms added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
     return ratio(sequential_sum(term.filter(is_rel_ret)), r_count).alias(label("bpref", None))
