@@ -59,17 +59,20 @@ def count(mask: pl.Expr) -> pl.Expr:
     return mask.sum().cast(pl.Int64)
 
 
-def divide(numerator: pl.Expr, denominator: pl.Expr | float) -> pl.Expr:
-    """numerator / denominator as Float64, rounded once, as C divides (numerator finite).
+def divide(numerator: pl.Expr, denominator: pl.Expr | float, *,
+           like: pl.Expr | None = None) -> pl.Expr:
+    """numerator / denominator as Float64, rounded once, as C divides.
 
     Polars divides a column by a scalar (a literal, or a group's aggregate inside
     ``group_by().agg``) as a multiplication by the scalar's reciprocal, rounding twice:
     5 / 22 gives 0.2272727272727273, not 0.22727272727272727. The denominator is therefore
-    spread to a column first (``numerator * 0.0 + denominator``), which Polars divides element
-    by element (docs/semantics.md#exactness)."""
+    spread to a column first (``like * 0.0 + denominator``), which Polars divides element by
+    element (docs/semantics.md#exactness). ``like``: finite values of the numerator's length,
+    cheap to compute (the numerator itself by default; Polars computes it twice)."""
     top = numerator.cast(pl.Float64)
     bottom = denominator.cast(pl.Float64) if isinstance(denominator, pl.Expr) else denominator
-    return top / (top * 0.0 + bottom)
+    base = top if like is None else like.cast(pl.Float64)
+    return top / (base * 0.0 + bottom)
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:

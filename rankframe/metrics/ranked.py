@@ -217,10 +217,13 @@ def bpref(
     n_count = count(is_nonrelevant)
     nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True).cum_sum()
     is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
-    penalty = divide(pl.min_horizontal(nonrel_above, r_count), pl.min_horizontal(n_count, r_count))
-    term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
-    # Terms added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
-    return ratio(sequential_sum(term.filter(is_rel_ret)), r_count).alias(label("bpref", None))
+    # One term per relevant retrieved row, added in rank order as trec_eval's loop
+    # (docs/semantics.md#exactness).
+    above = nonrel_above.filter(is_rel_ret)
+    penalty = divide(pl.min_horizontal(above, r_count), pl.min_horizontal(n_count, r_count),
+                     like=rank_e.filter(is_relevant & retrieved(rank_e)))
+    term = pl.when(above == 0).then(1.0).otherwise(1.0 - penalty)
+    return ratio(sequential_sum(term), r_count).alias(label("bpref", None))
 
 
 @validated(METRICS["iprec_at_recall"])
