@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rankframe as rf
 from rankframe import faces, trec_eval
 from rankframe.cli import main
 from rankframe.faces.base import Face, supports
@@ -230,3 +231,22 @@ def test_11pt_avg_adds_as_trec_eval() -> None:
                                                                  levels, strict=True)}})
     lines = trec_eval.lines(per_query, trec_eval.select(["11pt_avg"]), "t", per_query_lines=True)
     assert [line.value for line in lines] == [expected, expected, expected]
+
+
+def test_summarize_adds_in_query_order() -> None:
+    """rf.summarize (and evaluate's summaries) add the per-query values in table order and
+    divide once, as trec_eval: Polars' mean adds pairwise and differs in the last bits."""
+    draw = random.Random(5)
+    values = [draw.randint(0, 50) / draw.randint(1, 60) for _ in range(400)]
+    per_query = pl.DataFrame({"qid": [f"q{i}" for i in range(400)], "map": values,
+                              "system": ["a"] * 200 + ["b"] * 200})
+
+    def mean(part: list[float]) -> float:
+        total = 0.0
+        for value in part:
+            total += value
+        return total / len(part)
+
+    assert rf.summarize(per_query.drop("system"))["map"].item() == mean(values)
+    by_system = rf.summarize(per_query, by="system")
+    assert by_system["map"].to_list() == [mean(values[:200]), mean(values[200:])]
