@@ -53,6 +53,13 @@ def bpref_example() -> pl.DataFrame:
                         orient="row")
 
 
+def jvm_pow(judged: pl.DataFrame, values: dict[str, object]) -> bool:
+    """Exponential gains of grades that are not whole: 2^rel by the JVM's pow, which may
+    differ from C's in the last bit (docs/semantics.md#exactness)."""
+    grades = judged["rel"].drop_nulls()
+    return values.get("gain") == "exponential" and bool((grades != grades.floor()).any())
+
+
 @pytest.mark.parametrize("name", EXACT)
 def test_faces_give_the_oracles_doubles(name: str, checked_face: Face) -> None:
     """Every face's per-query value is the oracle's double, hence its %6.4f bytes."""
@@ -71,6 +78,9 @@ def test_faces_give_the_oracles_doubles(name: str, checked_face: Face) -> None:
         assert set(result) == set(oracle)
         for qid, expected in oracle.items():
             got = result[qid]
+            if checked_face.name == "spark" and jvm_pow(judged, values):
+                assert got == pytest.approx(expected, rel=1e-14, abs=1e-14)
+                continue
             assert printed(got) == printed(expected), (name, values, qid, got, expected)
             assert got == expected, f"{name}{values} {qid}: {checked_face.name}={got!r} " \
                                     f"oracle={expected!r}"
