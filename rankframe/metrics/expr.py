@@ -106,12 +106,15 @@ def _log2_values(values: pl.Series) -> pl.Series:
     whole = (x >= 1) & (x <= LOG2_TABLE_BOUND) & (x.floor() == x)
     whole = whole.fill_null(False)
     top = x.filter(whole).max()
-    if isinstance(top, float) and top >= len(_log2_table):
+    table = _log2_table  # this call's table: another thread may replace the global one
+    if isinstance(top, float) and top >= len(table):
         size = min(1 << int(top).bit_length(), LOG2_TABLE_BOUND + 1)
-        _log2_table = pl.Series("log2", [0.0, *(math.log2(i) for i in range(1, size))],
-                                dtype=pl.Float64)
+        table = pl.Series("log2", [0.0, *(math.log2(i) for i in range(1, size))],
+                          dtype=pl.Float64)
+        if len(table) > len(_log2_table):
+            _log2_table = table
     index = pl.select(pl.when(whole).then(x.cast(pl.Int64, strict=False)).otherwise(0))
-    out = _log2_table.gather(index.to_series())
+    out = table.gather(index.to_series())
     others = ~whole & x.is_not_null()
     if others.any():
         rest = [math.log2(v) if v > 0 else (-math.inf if v == 0 else math.nan)
