@@ -6,6 +6,7 @@ command line prints the same bytes on both engines, and trec_eval 10's where it 
 
 from __future__ import annotations
 
+import math
 import random
 import subprocess
 from pathlib import Path
@@ -20,6 +21,7 @@ import rankframe as rf
 from rankframe import faces, trec_eval
 from rankframe.cli import main
 from rankframe.faces.base import Face, supports
+from rankframe.metrics.expr import log2_discount
 from rankframe.metrics.registry import METRICS
 from tests.faces import examples, per_query, reference_face
 from tests.strategies import judged_tables, metric_params, tables_for
@@ -260,3 +262,11 @@ def test_summarize_adds_in_query_order() -> None:
     assert rf.summarize(per_query.drop("system"))["map"].item() == mean(values)
     by_system = rf.summarize(per_query, by="system")
     assert by_system["map"].to_list() == [mean(values[:200]), mean(values[200:])]
+
+
+def test_the_polars_discount_is_cs_log2() -> None:
+    """log2(i + 1) as C's log2 (trec_eval, DuckDB, math.log2) for every position up to 10^5
+    and a few beyond the table; Polars' log(2) is ln(x) / ln(2), a bit off for many."""
+    positions = [*range(1, 100_001), 5_000_000, 123_456_789]
+    got = pl.DataFrame({"i": positions}).select(log2_discount(pl.col("i"))).to_series().to_list()
+    assert got == [math.log2(i + 1) for i in positions]
