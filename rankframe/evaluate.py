@@ -19,6 +19,7 @@ from rankframe import faces
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
+from rankframe.metrics.expr import divide, sequential_sum
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.inputs import schema_of
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
@@ -257,11 +258,16 @@ def _aggregate(measure: Measure) -> pl.Expr:
     column = pl.col(measure.label)
     if measure.summary == "sum":
         return column.sum()
-    if measure.summary == "gmean":
-        return column.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log().mean().exp()
     if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
         return pl.lit(None, dtype=pl.String)
-    return column.mean()
+    # As trec_eval: the values added in query order, then one division by their number
+    # (docs/semantics.md#exactness); Polars' mean adds pairwise.
+    values = column.drop_nulls().cast(pl.Float64)
+    if measure.summary == "gmean":
+        values = values.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log()
+    n = values.len()
+    mean = pl.when(n > 0).then(divide(sequential_sum(values), n))
+    return mean.exp() if measure.summary == "gmean" else mean
 
 
 def _summary_measure(label: str, guessed: bool) -> Measure:

@@ -777,7 +777,13 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     """
     table = per_query
     if any(m.name == "11pt_avg" for m, _ in selected):
-        table = table.with_columns(pl.mean_horizontal(ELEVEN_POINTS).alias("11pt_avg"))
+        # As trec_eval: the levels added from 1.0 down to 0.0, then one division by 11 (by a
+        # column: Polars divides by a scalar as a product with its reciprocal).
+        total = pl.lit(0.0)
+        for name in reversed(ELEVEN_POINTS):
+            total = total + pl.col(name)
+        eleven = total * 0.0 + float(len(ELEVEN_POINTS))
+        table = table.with_columns((total / eleven).alias("11pt_avg"))
     residuals = [name for m, params in selected if m.name == "rbp_resid"
                  for name in m.names(params)]
     if residuals:

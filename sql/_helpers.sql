@@ -117,9 +117,13 @@ CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
 CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
     rf__ratio(rf__hits(rel, rank, k, threshold), rf__num_relevant(rel, threshold));
 
+-- Float sums add their terms one at a time in rank order, as trec_eval's loops do
+-- (docs/semantics.md#exactness): list_sum over an ordered list, never a plain sum(), whose
+-- order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
 CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
-    coalesce(sum(rf__mapped_gain(rel, gain, gains) / log2(rank + 1))
-             FILTER (WHERE rf__in_top(rank, k)), 0)::DOUBLE;
+    coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains) / log2(rank + 1) ORDER BY rank)
+        FILTER (WHERE rf__in_top(rank, k) AND rf__mapped_gain(rel, gain, gains) != 0)),
+        0)::DOUBLE;
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -269,16 +269,26 @@ def r_precision_mult(rows: Rows, multiple: float = 1.0, threshold: float = 1) ->
     return hits / cut if cut > 0 else 0.0
 
 
+def _added(terms: Iterable[float]) -> float:
+    """The terms added one at a time from 0.0, in the order given: trec_eval's loops
+    (docs/semantics.md#exactness). Not ``sum``, whose float order is Python's business
+    (3.12 compensates rounding errors)."""
+    total = 0.0
+    for term in terms:
+        total += term
+    return total
+
+
 def cg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
     """Contract: docs/semantics.md#cg."""
-    return sum(_gain(rel, gain) for rel, rank in rows if _in_top(rank, k))
+    return _added(_gain(rel, gain) for rel, rank in _retrieved(rows) if _in_top(rank, k))
 
 
 def dcg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
     """Contract: docs/semantics.md#dcg."""
-    return sum(
+    return _added(
         _gain(rel, gain) / math.log2(rank + 1)
-        for rel, rank in rows
+        for rel, rank in _retrieved(rows)
         if rank is not None and _in_top(rank, k)
     )
 
@@ -290,7 +300,7 @@ def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
     gains = [g for g in gains if g > 0]
     if k is not None:
         gains = gains[:k]
-    return sum(g / math.log2(i + 1) for i, g in enumerate(gains, start=1))
+    return _added(g / math.log2(i + 1) for i, g in enumerate(gains, start=1))
 
 
 def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all",

@@ -10,13 +10,15 @@ to be used inside ``groupBy(...).agg(...)``::
 Only Spark's own aggregates and higher-order functions are used (``count_if``, ``sum``,
 ``min``, ``collect_list``, ``array_sort``, ``transform``, ``filter``, ``aggregate``,
 ``slice``, ``sequence``), never a Python UDF, so the work stays in the JVM. Rank-dependent
-metrics (average precision, bpref, interpolated precision, ideal DCG) collect one small
-array per query: the ranks of its relevant retrieved rows, its positive gains, or the
-relevance flags of its judged retrieved rows. The rank correlations collect the group's
-(x, y) pairs and compare every pair (O(n^2), values in their own type); RBO folds once
-over the depths 1..l; the tie-aware metrics (columns ``rel``, ``tie_first``,
-``tie_size``) evaluate the closed forms of :mod:`rankframe.metrics.tied`. Every score is
-``DoubleType``; the ``num_*`` counts are ``LongType``.
+metrics (average precision, bpref, interpolated precision, CG, DCG and ideal DCG) collect
+one small array per query: the ranks of its relevant retrieved rows, its positive gains
+(with their ranks), or the relevance flags of its judged retrieved rows; float sums fold
+over such an array in rank order, as trec_eval adds (docs/semantics.md#exactness). The
+rank correlations collect the group's (x, y) pairs and compare every pair (O(n^2),
+values in their own type); RBO folds once over the depths 1..l; the tie-aware metrics
+(columns ``rel``, ``tie_first``, ``tie_size``) evaluate the closed forms of
+:mod:`rankframe.metrics.tied`. Every score is ``DoubleType``; the ``num_*`` counts are
+``LongType``.
 
 Conventions of the judged long table (docs/semantics.md#the-judged-long-table): ``rank``
 NULL = judged but not retrieved; ``rel`` NULL = retrieved but unjudged; negative ``rel`` =
@@ -153,9 +155,21 @@ def _gain(rel: Column, kind: Gain, gains: Any = None) -> Column:
     return out
 
 
+#: Positions whose discount log2(i + 1) comes from a table of C's ``log2`` (Python's
+#: ``math.log2``, as trec_eval and DuckDB round it); Spark's own ``log2`` divides two natural
+#: logarithms and differs in the last bit for about a quarter of the integers.
+EXACT_LOG2_POSITIONS = 4095
+_LOG2_TEXT = ",".join(repr(math.log2(n)) for n in range(1, EXACT_LOG2_POSITIONS + 2))
+
+
 def _discount(position: Column) -> Column:
-    """log2(i + 1) for 1-based positions i."""
-    return F.log2(position.cast("double") + F.lit(1.0))
+    """log2(i + 1) for 1-based positions i: C's log2 (a table parsed once per plan, text to
+    double being exact for the shortest repr) up to :data:`EXACT_LOG2_POSITIONS`, Spark's
+    log2 beyond (docs/semantics.md#exactness)."""
+    n = position.cast("long") + F.lit(1)
+    table = F.split(F.lit(_LOG2_TEXT), ",").cast("array<double>")
+    return F.when(n <= EXACT_LOG2_POSITIONS + 1, F.element_at(table, n.cast("int"))).otherwise(
+        F.log2(n.cast("double")))
 
 
 def _hits(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:
@@ -199,9 +213,20 @@ def _recall(rel: Column, rank: Column, k: int | None, threshold: float) -> Colum
     return _ratio(_hits(rel, rank, k, threshold), _count(_relevant(rel, threshold)))
 
 
+def _gains_in_rank_order(rel: Column, rank: Column, k: int | None, kind: Gain,
+                         mapped: Any = None) -> Column:
+    """Array of {r: rank, g: gain} of the retrieved rows within k of non-zero gain, by rank."""
+    gains = _gain(rel, kind, mapped)
+    chosen = F.when(_retrieved(rank, k) & (gains != 0),
+                    F.struct(rank.cast("long").alias("r"), gains.alias("g")))
+    return F.array_sort(F.collect_list(chosen))
+
+
 def _dcg(rel: Column, rank: Column, k: int | None, kind: Gain, mapped: Any = None) -> Column:
-    discounted = F.when(_retrieved(rank, k), _gain(rel, kind, mapped) / _discount(rank))
-    return F.coalesce(F.sum(discounted), F.lit(0.0))
+    # g / log2(r + 1) added in rank order, as trec_eval: a fold, not the unordered F.sum
+    # (docs/semantics.md#exactness).
+    in_order = _gains_in_rank_order(rel, rank, k, kind, mapped)
+    return _sum_array(F.transform(in_order, lambda s: s["g"] / _discount(s["r"])))
 
 
 def _idcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal,
@@ -714,8 +739,8 @@ def cg(
         A DoubleType aggregate aliased ``cg@k``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    total = F.sum(F.when(_retrieved(rank_c, k), _gain(rel_c, gain)))
-    return F.coalesce(total, F.lit(0.0)).alias(label("cg", k))
+    in_order = _gains_in_rank_order(rel_c, rank_c, k, gain)  # added in rank order
+    return _sum_array(F.transform(in_order, lambda s: s["g"])).alias(label("cg", k))
 
 
 @validated(METRICS["dcg"])

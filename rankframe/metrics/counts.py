@@ -14,6 +14,7 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
+    divide,
     label,
     rank_guarded,
     ratio,
@@ -36,7 +37,7 @@ def precision_from_hits(
     if k is None:
         return ratio(hits, n)
     if divisor == "k":
-        return hits.cast(pl.Float64) / k
+        return divide(hits, float(k))
     return ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
 
 

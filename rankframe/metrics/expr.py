@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
@@ -58,11 +59,28 @@ def count(mask: pl.Expr) -> pl.Expr:
     return mask.sum().cast(pl.Int64)
 
 
+def divide(numerator: pl.Expr, denominator: pl.Expr | float, *,
+           like: pl.Expr | None = None) -> pl.Expr:
+    """numerator / denominator as Float64, rounded once, as C divides.
+
+    Polars divides a column by a scalar (a literal, or a group's aggregate inside
+    ``group_by().agg``) as a multiplication by the scalar's reciprocal, rounding twice:
+    5 / 22 gives 0.2272727272727273, not 0.22727272727272727. The denominator is therefore
+    spread to a column first (``like * 0.0 + denominator``), which Polars divides element by
+    element (docs/semantics.md#exactness). ``like``: finite values of the numerator's length,
+    cheap to compute (the numerator itself by default; Polars computes it twice)."""
+    top = numerator.cast(pl.Float64)
+    bottom = denominator.cast(pl.Float64) if isinstance(denominator, pl.Expr) else denominator
+    base = top if like is None else like.cast(pl.Float64)
+    return top / (base * 0.0 + bottom)
+
+
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    """numerator / denominator as Float64, and 0.0 where the denominator is 0."""
+    """numerator / denominator as Float64 (:func:`divide`), and 0.0 where the denominator
+    is 0."""
     return (
         pl.when(denominator > 0)
-        .then(numerator.cast(pl.Float64) / denominator)
+        .then(divide(numerator, denominator))
         .otherwise(pl.lit(0.0, dtype=pl.Float64))
     )
 
@@ -82,9 +100,56 @@ def gain(rel: pl.Expr, kind: Gain, gains: GainPairs = None) -> pl.Expr:
     return out
 
 
+#: Whole numbers up to this bound take their log2 from a table (:func:`exact_log2`).
+LOG2_TABLE_BOUND = 1 << 22
+_log2_table = pl.Series("log2", [0.0], dtype=pl.Float64)
+
+
+def _log2_values(values: pl.Series) -> pl.Series:
+    """log2 of each value by the C library's ``log2`` (Python's ``math.log2``), as trec_eval
+    and DuckDB compute it: whole numbers 1..LOG2_TABLE_BOUND from a table grown on demand,
+    other values one by one. NULL stays NULL."""
+    global _log2_table
+    x = values.cast(pl.Float64)
+    whole = (x >= 1) & (x <= LOG2_TABLE_BOUND) & (x.floor() == x)
+    whole = whole.fill_null(False)
+    top = x.filter(whole).max()
+    table = _log2_table  # this call's table: another thread may replace the global one
+    if isinstance(top, float) and top >= len(table):
+        size = min(1 << int(top).bit_length(), LOG2_TABLE_BOUND + 1)
+        table = pl.Series("log2", [0.0, *(math.log2(i) for i in range(1, size))],
+                          dtype=pl.Float64)
+        if len(table) > len(_log2_table):
+            _log2_table = table
+    index = pl.select(pl.when(whole).then(x.cast(pl.Int64, strict=False)).otherwise(0))
+    out = table.gather(index.to_series())
+    others = ~whole & x.is_not_null()
+    if others.any():
+        rest = [math.log2(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+                for v in x.filter(others).to_list()]
+        out = out.scatter(others.arg_true(), pl.Series(rest, dtype=pl.Float64))
+    return pl.select(pl.when(x.is_not_null()).then(out)).to_series().alias(values.name)
+
+
+def exact_log2(values: pl.Expr) -> pl.Expr:
+    """log2(x) as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle's ``math.log2``):
+    Polars' own ``log(2)`` divides two natural logarithms and differs in the last bit for
+    about a quarter of the integers (docs/semantics.md#exactness)."""
+    return values.map_batches(_log2_values, return_dtype=pl.Float64, is_elementwise=True)
+
+
 def log2_discount(positions: pl.Expr) -> pl.Expr:
-    """log2(i + 1) for 1-based positions i."""
-    return (positions.cast(pl.Float64) + 1.0).log(2)
+    """log2(i + 1) for 1-based positions i, by C's ``log2`` (:func:`exact_log2`)."""
+    return exact_log2(positions.cast(pl.Float64) + 1.0)
+
+
+def sequential_sum(values: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
+    """Sum of ``values`` added one at a time in ``order`` (ascending; as given when None),
+    as trec_eval's loops accumulate; 0.0 when empty. A cumulative sum's last element: Polars'
+    ``sum`` adds floats pairwise in blocks, so its last bits depend on how rows are chunked
+    and grouped (docs/semantics.md#exactness)."""
+    ordered = values if order is None else values.sort_by(order)
+    return ordered.cast(pl.Float64).cum_sum().last().fill_null(0.0)
 
 
 def relevant_ranks(rank: pl.Expr, rel: pl.Expr, threshold: float, k: int | None) -> pl.Expr:

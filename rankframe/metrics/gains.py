@@ -26,6 +26,7 @@ from rankframe.metrics.expr import (
     ratio,
     relevant,
     retrieved,
+    sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -33,12 +34,20 @@ Ideal = Literal["all", "retrieved"]
 
 
 def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
-    return gain(rel, kind).filter(retrieved(rank, k)).sum()
+    gains = gain(rel, kind)
+    # Added in rank order (docs/semantics.md#exactness); a zero gain adds nothing.
+    counted = retrieved(rank, k) & (gains > 0)
+    return sequential_sum(gains.filter(counted), rank.filter(counted))
 
 
 def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
          mapped: GainPairs = None) -> pl.Expr:
-    return (gain(rel, kind, mapped) / log2_discount(rank)).filter(retrieved(rank, k)).sum()
+    gains = gain(rel, kind, mapped)
+    # g / log2(r + 1) added in rank order, as trec_eval (docs/semantics.md#exactness); the
+    # rows of gain 0 add nothing and are left out of the sort.
+    counted = retrieved(rank, k) & (gains != 0)
+    kept = rank.filter(counted)
+    return sequential_sum(gains.filter(counted) / log2_discount(kept), kept)
 
 
 def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
@@ -53,7 +62,7 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
     best = gains.filter(pool).sort(descending=True)
     if k is not None:
         best = best.head(k)
-    return (best / log2_discount(ordinals(best))).sum()
+    return sequential_sum(best / log2_discount(ordinals(best)))
 
 
 @validated(METRICS["cg"])

@@ -15,6 +15,7 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
+    divide,
     judged_nonrelevant,
     label,
     ordinals,
@@ -23,6 +24,7 @@ from rankframe.metrics.expr import (
     relevant,
     relevant_ranks,
     retrieved,
+    sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -119,7 +121,8 @@ def average_precision(
     """
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, k)
-    total = (ordinals(ranks) / ranks).sum()
+    # j / r_j added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
+    total = sequential_sum(ordinals(ranks) / ranks)
     r_count = count(relevant(rel_e, threshold))
     if divisor == "relevant":
         denominator = r_count
@@ -214,9 +217,13 @@ def bpref(
     n_count = count(is_nonrelevant)
     nonrel_above = (is_nonrelevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True).cum_sum()
     is_rel_ret = (is_relevant & retrieved(rank_e)).sort_by(rank_e, nulls_last=True)
-    penalty = pl.min_horizontal(nonrel_above, r_count) / pl.min_horizontal(n_count, r_count)
-    term = pl.when(nonrel_above == 0).then(1.0).otherwise(1.0 - penalty)
-    return ratio(term.filter(is_rel_ret).sum(), r_count).alias(label("bpref", None))
+    # One term per relevant retrieved row, added in rank order as trec_eval's loop
+    # (docs/semantics.md#exactness).
+    above = nonrel_above.filter(is_rel_ret)
+    penalty = divide(pl.min_horizontal(above, r_count), pl.min_horizontal(n_count, r_count),
+                     like=rank_e.filter(is_relevant & retrieved(rank_e)))
+    term = pl.when(above == 0).then(1.0).otherwise(1.0 - penalty)
+    return ratio(sequential_sum(term), r_count).alias(label("bpref", None))
 
 
 #: trec_eval's INFAP_EPSILON: keeps infAP's estimate of precision above defined at 0 / 0.
