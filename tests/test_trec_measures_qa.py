@@ -89,7 +89,7 @@ def test_parameter_forms() -> None:
     assert te.measure_strings(chosen)["utility_2,-1,0,0"] == (
         "utility(a=2.0, b=-1.0, c=0.0, d=0.0, empty=placeholder)")
     for bad, says in [("utility.2,-1", "exactly 4 numbers"), ("utility.a,b,c,d", "a number"),
-                      ("G.x=3", "grade=gain"), ("G.-1=2", "grade=gain"),
-                      ("G.1=3,1=4", "two gains")]:
+                      ("G.x=3", "a grade must be an integer"), ("G.-1=2", "a grade must be"),
+                      ("G.1=3,1=4", "given twice")]:
         with pytest.raises(MeasureError, match=says):
             te.select([bad])

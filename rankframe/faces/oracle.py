@@ -307,13 +307,13 @@ def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
          gains: GainPairs = None) -> float:
     """Contract: docs/semantics.md#ndcg."""
     pairs = tuple(dict(gains or ()).items())
-    top = sum(_gain(rel, gain, pairs) / math.log2(rank + 1)
-              for rel, rank in rows if rank is not None and _in_top(rank, k))
+    top = _added(_gain(rel, gain, pairs) / math.log2(rank + 1)
+                 for rel, rank in _retrieved(rows) if rank is not None and _in_top(rank, k))
     pool = rows if ideal == "all" else [r for r in rows if r[1] is not None]
     best = [g for g in sorted((_gain(rel, gain, pairs) for rel, _ in pool), reverse=True) if g > 0]
     if k is not None:
         best = best[:k]
-    ideal_value = sum(g / math.log2(i + 1) for i, g in enumerate(best, start=1))
+    ideal_value = _added(g / math.log2(i + 1) for i, g in enumerate(best, start=1))
     return top / ideal_value if ideal_value > 0 else 0.0
 
 
