@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
-               "num_q", "weights", "gain_pairs", "relstring"]
+               "num_q", "weights", "levels", "gain_pairs", "relstring"]
 #: A measure's parameters as ``-m`` gives them: cutoffs or numbers; for ``gain_pairs``
 #: (``ndcg.1=3,2=9``) the text after the dot, kept as written (trec_eval prints it).
 Params = tuple[float | str, ...]
@@ -108,8 +108,9 @@ class Spelled(float):
 
 
 #: Kinds whose parameters are one text, printed verbatim after the name as trec_eval does
-#: (``utility_2,-1,0,0``, ``G_1=3.5,2=9``): utility's four weights, G's grade=gain pairs.
-_VERBATIM = ("weights",)
+#: (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``): utility's four weights, 11pt_avg's
+#: recall levels.
+_VERBATIM = ("weights", "levels")
 
 
 @dataclass(frozen=True)
@@ -183,9 +184,15 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("gm_bpref", "summary_only", "gm_bpref"),
     TrecMeasure("Rprec_mult", "cut_float", "rprec_mult", _R_MULTIPLES),
     TrecMeasure("utility", "weights", "utility"),
-    TrecMeasure("11pt_avg", "value"),  # the mean of iprec_at_recall at 0.0, 0.1, ..., 1.0
+    # The mean of iprec_at_recall at 0.0, 0.1, ..., 1.0, or at the levels given
+    # (11pt_avg.0.2,0.5,0.8, printed 11pt_avg_0.2,0.5,0.8 as trec_eval prints it).
+    TrecMeasure("11pt_avg", "levels"),
     TrecMeasure("binG", "value", "bing"),
     TrecMeasure("G", "gain_pairs", "g"),
+    # trec_eval 10's dcg and ideal_dcg (m_ndcg.c): DCG and the ideal DCG of the whole
+    # ranking, linear gains; selectable by name, not in its all_trec.
+    TrecMeasure("dcg", "value", "dcg", trec=False),
+    TrecMeasure("ideal_dcg", "value", "idcg", trec=False),
     TrecMeasure("ndcg", "gain_pairs", "ndcg", tie_aware="ndcg_ties"),
     TrecMeasure("ndcg_rel", "gain_pairs", "ndcg_rel"),
     TrecMeasure("Rndcg", "gain_pairs", "rndcg"),
@@ -240,9 +247,7 @@ CUTOFF_NAMES: dict[str, str] = {
 }
 
 #: trec_eval measures rankframe does not compute (named in errors rather than "unknown").
-UNSUPPORTED = (
-    "dcg", "ideal_dcg",
-)
+UNSUPPORTED: tuple[str, ...] = ()
 
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
@@ -277,6 +282,15 @@ RESIDUAL_HELPERS: dict[str, str] = {"__rf_num_ret": "num_ret", "__rf_judged": "j
 
 #: The iprec_at_recall names 11pt_avg averages.
 ELEVEN_POINTS: tuple[str, ...] = tuple(_BY_NAME["iprec_at_recall"].names(_RECALL_LEVELS))
+
+
+def _level_names(params: Params | None) -> list[str]:
+    """The iprec_at_recall names 11pt_avg averages, lowest level first: the eleven points,
+    or the levels of ``-m 11pt_avg.0.2,0.5,0.8`` (``params`` is the text after the dot)."""
+    if params is None:
+        return list(ELEVEN_POINTS)
+    levels = sorted(float(item) for item in str(params[0]).split(","))
+    return _BY_NAME["iprec_at_recall"].names(tuple(levels))
 
 
 #: One line per measure for ``rankframe eval -h -m NAME`` (rankframe's own wording; the
@@ -367,8 +381,14 @@ def _number(spec: str, text: str) -> float:
 
 
 def _verbatim_params(spec: str, measure: TrecMeasure, text: str) -> tuple[str]:
-    """utility's ``a,b,c,d``, checked, kept as written."""
+    """utility's ``a,b,c,d`` or 11pt_avg's recall levels, checked, kept as written."""
     items = text.split(",")
+    if measure.kind == "levels":
+        levels = [_number(spec, item) for item in items]
+        if not all(0 <= level <= 1 for level in levels) or len(set(levels)) != len(levels):
+            raise MeasureError(f"-m {spec}: 11pt_avg takes distinct recall levels in [0, 1] "
+                               f"(e.g. 11pt_avg.0.2,0.5,0.8), got {text!r}")
+        return (text,)
     if len(items) != 4:
         raise MeasureError(f"-m {spec}: utility takes exactly 4 numbers a,b,c,d (the "
                            f"weights of rel_ret, nonrel_ret, rel_unret, nonrel_unret), "
@@ -416,6 +436,15 @@ def gain_pairs(spec: str, text: str) -> dict[int, float]:
     return pairs
 
 
+def _cutoff(text: str) -> int:
+    """An integer cutoff; a decimal one is cut at its point, as trec_eval's ``atol`` reads
+    it (``ndcg_cut.23.4`` is cutoff 23, printed ``ndcg_cut_23``)."""
+    whole, point, fraction = text.partition(".")
+    if point and whole.strip().isdigit() and (not fraction or fraction.isdigit()):
+        return int(whole)
+    return int(text)
+
+
 def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
     if measure.kind == "gain_pairs":
         gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
@@ -435,7 +464,7 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
                 f"-m {spec}: {measure.name} takes no {key!r}= parameter in rankframe"
                 + (" (only p=VALUE, the persistence)" if measure.name in _PAIR_PARAMS else ""))
         try:
-            value = int(number) if measure.kind == "cut_int" else float(number)
+            value = _cutoff(number) if measure.kind == "cut_int" else float(number)
         except ValueError:
             kind = "integer cutoffs" if measure.kind == "cut_int" else "numbers"
             raise MeasureError(f"-m {spec}: {measure.name} takes {kind}, got {item!r}") from None
@@ -680,7 +709,7 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
             strings.update(_group_strings(measure, params))
             continue
         if measure.name == "11pt_avg":
-            measure, names = _BY_NAME["iprec_at_recall"], list(ELEVEN_POINTS)
+            measure, names = _BY_NAME["iprec_at_recall"], _level_names(params)
         else:
             names = measure.names(params)
         for name in names:
@@ -776,14 +805,17 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
     printed and summarised (counts too: their z-scores are summed and printed as numbers).
     """
     table = per_query
-    if any(m.name == "11pt_avg" for m, _ in selected):
-        # As trec_eval: the levels added from 1.0 down to 0.0, then one division by 11 (by a
-        # column: Polars divides by a scalar as a product with its reciprocal).
+    for measure, params in selected:
+        if measure.name != "11pt_avg":
+            continue
+        # As trec_eval: the levels added from the highest down, then one division by their
+        # number (by a column: Polars divides by a scalar as a product with its reciprocal).
+        levels = _level_names(params)
         total = pl.lit(0.0)
-        for name in reversed(ELEVEN_POINTS):
+        for name in reversed(levels):
             total = total + pl.col(name)
-        eleven = total * 0.0 + float(len(ELEVEN_POINTS))
-        table = table.with_columns((total / eleven).alias("11pt_avg"))
+        count = total * 0.0 + float(len(levels))
+        table = table.with_columns((total / count).alias(measure.names(params)[0]))
     residuals = [name for m, params in selected if m.name == "rbp_resid"
                  for name in m.names(params)]
     if residuals:
