@@ -398,12 +398,16 @@ def _verbatim_params(spec: str, measure: TrecMeasure, text: str) -> tuple[str]:
     return (text,)
 
 
-def _verbatim_measure(measure: TrecMeasure, text: str) -> str:
-    """The rankframe measure string of utility's ``-m`` parameter text."""
+def _verbatim_measure(measure: TrecMeasure, text: str, num_docs: int, judged_only: bool
+                      ) -> str:
+    """The rankframe measure string of utility's ``-m`` parameter text (``num_docs``: the
+    collection size, trec_eval's ``-N``)."""
     a, b, c, d = (float(item) for item in text.split(","))
-    # trec_eval 10 scores a -c query without results on a placeholder document, and
-    # zeroes it afterwards only under the plain name "utility".
-    return f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, empty=placeholder)"
+    # trec_eval 10 scores a -c query without results on a placeholder document (unjudged,
+    # so -J drops it), and zeroes it afterwards only under the plain name "utility".
+    empty = "counts" if judged_only else "placeholder"
+    return (f"utility(a={a!r}, b={b!r}, c={c!r}, d={d!r}, num_docs={num_docs}, "
+            f"empty={empty})")
 
 
 def gain_pairs(spec: str, text: str) -> dict[int, float]:
@@ -631,11 +635,12 @@ def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "non
 # --------------------------------------------------------------------------- names
 
 
-def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str) -> str:
+def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: str,
+                    num_docs: int = 0, judged_only: bool = False) -> str:
     """The rankframe measure string behind one printed trec_eval name."""
     suffix = name[len(measure.name):].lstrip("_")
     if measure.kind in _VERBATIM and suffix and ties != "average":
-        return _verbatim_measure(measure, suffix)
+        return _verbatim_measure(measure, suffix, num_docs, judged_only)
     if measure.kind == "gain_pairs" and suffix:  # ndcg_1=3,2=9 -> ndcg(gains=1:3;2:9)
         pairs = gain_pairs(spec_of(name), suffix)
         if ties == "average":
@@ -688,13 +693,15 @@ def formats(selected: Selection) -> dict[str, list[str]]:
 
 
 def measure_strings(selected: Selection, *, trec_eval9: bool = False,
-                    ties: Literal["docid", "average"] = "docid") -> dict[str, str]:
+                    ties: Literal["docid", "average"] = "docid", num_docs: int = 0,
+                    judged_only: bool = False) -> dict[str, str]:
     """Printed name -> rankframe measure string for every column ``selected`` needs.
 
     ``runid`` and ``num_q`` need none; 11pt_avg needs the eleven iprec_at_recall columns.
     ``trec_eval9`` gives iprec_at_recall trec_eval 9.x's recall-level rounding (see
     :func:`rankframe.iprec_at_recall`); ``ties="average"`` the tie-aware forms, an error for
-    a measure without one (counts stay as they are).
+    a measure without one (counts stay as they are); ``num_docs`` is the collection size
+    utility's weight d reads (trec_eval's ``-N``), ``judged_only`` is ``-J``.
 
     Examples
     --------
@@ -713,7 +720,8 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
         else:
             names = measure.names(params)
         for name in names:
-            strings[name] = _measure_string(measure, name, trec_eval9=trec_eval9, ties=ties)
+            strings[name] = _measure_string(measure, name, trec_eval9=trec_eval9, ties=ties,
+                                            num_docs=num_docs, judged_only=judged_only)
         if measure.name == "rbp_resid":
             strings.update(RESIDUAL_HELPERS)
         if measure.name == "Rprec_mult" and ties != "average":

@@ -180,3 +180,13 @@ def test_trec_eval_own_tests(args: list[str], output: str, engine: str) -> None:
     expected = kept((DATA / output).read_text())
     got = kept(rankframe_eval(["--engine", engine, *ours]))
     assert got == expected
+
+
+@pytest.mark.parametrize("options", [["-c", "-N", "5000"], ["-c", "-J", "-N", "7"]])
+def test_collection_size_reaches_utility(binary: Path, options: list[str]) -> None:
+    """-N (the collection size) is what utility's weight d reads, as in trec_eval."""
+    args = ["-q", *options, "-m", "utility.1,-1,0.5,1", str(DATA / "qrels.test"),
+            str(DATA / "results.trunc")]
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True)
+    for engine in ("polars", "duckdb"):
+        assert rankframe_eval(["--engine", engine, *args]) == done.stdout

@@ -386,7 +386,10 @@ def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
     selected = selection(args.m)
     _check_formats(selected, args.R)
     zscores = _zscores(args.Z)
-    strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties)
+    if args.N < 0:
+        raise RankframeError(f"-N must be a number of documents >= 0, got {args.N}")
+    strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties,
+                                        num_docs=args.N, judged_only=args.J)
     # runid and num_q alone need only the queries: any measure lists them.
     needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
     per_query_of = _groups_per_query if args.R == "qrels_jg" else _qrels_per_query
