@@ -19,7 +19,7 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg_rel(rel, rank, gains := NULL) AS
         lambda v: list_transform([rf__ideal_running(v.best)],
             lambda ideal_at: list_transform([
                 coalesce(list_sum(list_transform(list_filter(v.points, lambda s: s.g > 0),
-                    lambda s: rf__dcg_upto(v.points, s.r) / ideal_at[least(s.r, len(v.best))])), 0)::DOUBLE
+                    lambda s: rf__dcg_upto(v.points, s.r) / ideal_at[least(s.r, len(v.best))::BIGINT])), 0)::DOUBLE
                 + (len(v.best) - len(list_filter(v.points, lambda s: s.g > 0)))::DOUBLE
                   * rf__dcg_upto(v.points, 9223372036854775807) / ideal_at[len(v.best)]],
                 lambda total: CASE WHEN len(v.best) > 0 AND total > 0 THEN total / len(v.best)

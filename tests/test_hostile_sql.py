@@ -73,7 +73,7 @@ def test_macros_missing_from_a_partly_loaded_connection_are_loaded() -> None:
 # -- invalid ranks: every macro and builder reading a rank column ---------------------------
 
 RANKED = sorted(name for name, m in METRICS.items() if "rank" in m.columns)
-REQUIRED = {"k": 10, "recall": 0.5}
+REQUIRED = {"k": 10, "recall": 0.5, "multiple": 1.0}
 BAD_RANKS = {
     "duplicate": ([1, 1, 2], "a rank occurs twice in a group"),
     "zero": ([0, 1, 2], "rank 0 is below 1"),

@@ -281,7 +281,7 @@ def _dcg_at(rel: pl.Expr, rank: pl.Expr, gains: GainPairs, positions: pl.Expr) -
     running = (gain(rel, "linear", gains) / log2_discount(rank)).fill_null(0.0).sort_by(key)
     running = running.cum_sum()
     upto = key.sort().search_sorted(positions, side="right").cast(pl.Int64)
-    return pl.when(upto > 0).then(running.gather((upto - 1).clip(0))).otherwise(0.0)
+    return pl.when(upto > 0).then(running.gather((upto - 1).clip(0).cast(pl.Int64))).otherwise(0.0)
 
 
 @validated(METRICS["ndcg_rel"])
@@ -328,7 +328,7 @@ def ndcg_rel(
     running = (g_ret / log2_discount(order.sort())).cum_sum()
     hit = g_ret > 0
     at = order.sort().filter(hit).clip(upper_bound=big_r) - 1
-    terms = running.filter(hit) / ideal_at.gather(at)
+    terms = running.filter(hit) / ideal_at.gather(at.cast(pl.Int64))
     whole = running.last().fill_null(0.0)
     total = _in_order(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
     return (pl.when((big_r > 0) & (total > 0)).then(total / big_r.cast(pl.Float64))
