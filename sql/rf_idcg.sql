@@ -5,8 +5,7 @@
 --   (ideal 'retrieved'). trec_eval: ideal_dcg (k NULL). gains: a MAP of a gain per grade
 --   (trec_eval's ideal_dcg.1=3,2=9): a listed grade (integer >= 0, 0 too) gains the number
 --   given, the other grades keep the gain of `gain`.
---   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1 and an unretrieved 3;
---   then without it):
+--   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1, an unretrieved 3):
 --     SELECT round(rf_idcg(rel, rank, 5), 4), round(rf_idcg(rel, rank, 5, ideal := 'retrieved'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 3)) t(rank, rel);
 --     => 7.641, 6.3235
