@@ -190,9 +190,10 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("binG", "value", "bing"),
     TrecMeasure("G", "gain_pairs", "g"),
     # trec_eval 10's dcg and ideal_dcg (m_ndcg.c): DCG and the ideal DCG of the whole
-    # ranking, linear gains; selectable by name, not in its all_trec.
-    TrecMeasure("dcg", "value", "dcg", trec=False),
-    TrecMeasure("ideal_dcg", "value", "idcg", trec=False),
+    # ranking, linear gains or ndcg's gain pairs (dcg.1=3,2=9); selectable by name, not in
+    # its all_trec.
+    TrecMeasure("dcg", "gain_pairs", "dcg", trec=False),
+    TrecMeasure("ideal_dcg", "gain_pairs", "idcg", trec=False),
     TrecMeasure("ndcg", "gain_pairs", "ndcg", tie_aware="ndcg_ties"),
     TrecMeasure("ndcg_rel", "gain_pairs", "ndcg_rel"),
     TrecMeasure("Rndcg", "gain_pairs", "rndcg"),

@@ -1,17 +1,25 @@
--- rf_dcg(rel, rank, k := NULL, gain := 'linear') -> DOUBLE
+-- rf_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#dcg.
 --   Discounted cumulative gain: sum over rank i <= k of g(rel_i) / log2(i + 1).
---   gain 'linear' (trec_eval ndcg) or 'exponential' (2^rel - 1).
---   Example (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):
+--   gain 'linear' (trec_eval ndcg) or 'exponential' (2^rel - 1). trec_eval: dcg (k NULL).
+--   gains: a MAP of a gain per grade (trec_eval's dcg.1=3,2=9): a listed grade (integer
+--   >= 0, 0 too) gains the number given, the other grades keep the gain of `gain`.
+--   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):
 --     SELECT round(rf_dcg(rel, rank, 2), 4), round(rf_dcg(rel, rank, 5), 4),
 --            round(rf_dcg(rel, rank, 5, gain := 'exponential'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 4.2619, 6.1487, 12.7796
+--     SELECT round(rf_dcg(rel, rank, 5, gains := MAP {1: 3, 2: 9}), 4)
+--     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
+--     => 11.3389
 
 -- rf__unchecked_dcg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_dcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear') AS
+CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear',
+                                                gains := NULL) AS
     rf__dcg(rel, rank, rf__k('rf_dcg', k),
-            rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']));
-CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k := NULL, gain := 'linear') AS
-    CASE WHEN rf__ranks_ok('rf_dcg', rank) THEN rf__unchecked_dcg(rel, rank, k, gain := gain) END;
+            rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']),
+            rf__gains('rf_dcg', gains));
+CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
+    CASE WHEN rf__ranks_ok('rf_dcg', rank) THEN
+        rf__unchecked_dcg(rel, rank, k, gain := gain, gains := gains) END;

@@ -180,7 +180,7 @@ def test_bad_input_is_one_clear_line(which: str, text: str, named: str, files: t
 
 
 @pytest.mark.parametrize("args", [["-m", "nonsense"], ["-m", "P.0"], ["-m", "P.-5"],
-                                  ["-m", "ideal_dcg"], ["-M", "0"], ["-m", "ndcg_cut.5,5"]])
+                                  ["-m", "ideal_dcg.1"], ["-M", "0"], ["-m", "ndcg_cut.5,5"]])
 def test_bad_options_are_refused(args: list[str], files: tuple[Path, Path],
                                  capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = files
@@ -316,7 +316,8 @@ def test_eval_all_trec_is_trec_eval_set_and_all_adds_rankframe(
     trec_eval_names = [*ORDER, "infAP", "gm_bpref", "ndcg_rel", "Rndcg", "rbp", "rbp_resid",
                        "utility", "binG", "G", "relative_P", "set_relative_P", "set_map",
                        "num_nonrel_judged_ret", "unj"]
-    ours = ["err", "err_cut", "judged", "ndcg_p", "yaap"]  # yaap: trec_eval's, not all_trec
+    # yaap, dcg, ideal_dcg: trec_eval's, outside its all_trec
+    ours = ["err", "err_cut", "judged", "ndcg_p", "yaap", "dcg", "ideal_dcg"]
     known = sorted(trec_eval_names + ours, key=len, reverse=True)
 
     def roots(out: str) -> set[str]:

@@ -130,8 +130,7 @@ def test_trec_select_order_and_union() -> None:
                                                                   "rbp_resid_p=0.5"]
     with pytest.raises(MeasureError, match="only p=VALUE"):
         select(["rbp.1=0.5"])
-    with pytest.raises(MeasureError, match="not supported"):
-        select(["ideal_dcg"])
+    assert [m.names(p) for m, p in select(["ideal_dcg.1=3,2=9"])] == [["ideal_dcg_1=3,2=9"]]
     with pytest.raises(MeasureError, match="duplicate"):
         select(["P.5,5"])
 

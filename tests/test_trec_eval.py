@@ -171,7 +171,8 @@ def test_query_selection() -> None:
 
 
 def test_all_trec_is_trec_eval_set_and_all_adds_rankframe_measures() -> None:
-    ours = {"err", "err_cut", "judged", "ndcg_p", "yaap"}  # yaap: trec_eval's, not all_trec
+    # yaap, dcg, ideal_dcg: trec_eval's, outside its all_trec
+    ours = {"err", "err_cut", "judged", "ndcg_p", "yaap", "dcg", "ideal_dcg"}
     assert not ours & set(trec_eval.NICKNAMES["all_trec"])
     assert set(trec_eval.NICKNAMES["all"]) == set(trec_eval.NICKNAMES["all_trec"]) | ours
     assert [m.name for m, _ in trec_eval.select(["all"])][-3:] == ["err", "err_cut", "judged"]

@@ -190,3 +190,22 @@ def test_collection_size_reaches_utility(binary: Path, options: list[str]) -> No
     done = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True)
     for engine in ("polars", "duckdb"):
         assert rankframe_eval(["--engine", engine, *args]) == done.stdout
+
+
+# dcg and ideal_dcg with trec_eval's gain pairs (issue 13): grade 0 given a gain, a negative
+# gain, whole-number gains (gains less than 1 apart are a listed departure). One measure
+# per run: trec_eval 10 aborts ("double free") given pairs on two of dcg, ideal_dcg, ndcg.
+DCG_SPECS = ["dcg.1=3,2=9", "ideal_dcg.1=3,2=9", "dcg.0=2,1=-3,3=5", "ideal_dcg.0=2,1=-3,3=5"]
+DCG_OPTIONS = [[], ["-q"], ["-q", "-c"], ["-q", "-l2"], ["-q", "-M30"], ["-q", "-J"]]
+
+
+@pytest.mark.parametrize("spec", DCG_SPECS)
+@pytest.mark.parametrize("qrels", ["qrels.test", "qrels.rel_level"])
+def test_dcg_gain_pairs_match_trec_eval10(binary: Path, spec: str, qrels: str) -> None:
+    for options in DCG_OPTIONS:
+        args = [*options, "-m", spec, str(DATA / qrels), str(DATA / "results.test")]
+        done = subprocess.run([str(binary), *args], capture_output=True, text=True,
+                              check=True)
+        assert done.stdout.startswith(spec.replace(".", "_", 1))
+        for engine in ("polars", "duckdb"):
+            assert rankframe_eval(["--engine", engine, *args]) == done.stdout, (engine, args)

@@ -492,13 +492,14 @@ def cg(plan: _Plan, k: int | None, gain: str = "linear") -> Final:
     return lambda a: _f(a[total])
 
 
-def dcg(plan: _Plan, k: int | None, gain: str = "linear") -> Final:
-    total = plan.dcg(k, gain)
+def dcg(plan: _Plan, k: int | None, gain: str = "linear", gains: Any = None) -> Final:
+    total = plan.dcg(k, gain, gains=gains)
     return lambda a: _f(a[total])
 
 
-def idcg(plan: _Plan, k: int | None, gain: str = "linear", ideal: str = "all") -> Final:
-    total = plan.idcg(k, gain, ideal)
+def idcg(plan: _Plan, k: int | None, gain: str = "linear", ideal: str = "all",
+         gains: Any = None) -> Final:
+    total = plan.idcg(k, gain, ideal, gains=gains)
     return lambda a: _f(a[total])
 
 

@@ -284,23 +284,26 @@ def cg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
     return _added(_gain(rel, gain) for rel, rank in _retrieved(rows) if _in_top(rank, k))
 
 
-def dcg(rows: Rows, k: int | None = None, gain: str = "linear") -> float:
-    """Contract: docs/semantics.md#dcg."""
+def dcg(rows: Rows, k: int | None = None, gain: str = "linear",
+        gains: GainPairs = None) -> float:
+    """Contract: docs/semantics.md#dcg. Added in rank order (trec_eval's)."""
+    pairs = tuple(dict(gains or ()).items())
     return _added(
-        _gain(rel, gain) / math.log2(rank + 1)
+        _gain(rel, gain, pairs) / math.log2(rank + 1)
         for rel, rank in _retrieved(rows)
         if rank is not None and _in_top(rank, k)
     )
 
 
-def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all") -> float:
-    """Contract: docs/semantics.md#idcg."""
+def idcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all",
+         gains: GainPairs = None) -> float:
+    """Contract: docs/semantics.md#idcg. Added best first (trec_eval's order)."""
+    pairs = tuple(dict(gains or ()).items())
     pool = rows if ideal == "all" else [r for r in rows if r[1] is not None]
-    gains = sorted((_gain(rel, gain) for rel, _ in pool), reverse=True)
-    gains = [g for g in gains if g > 0]
+    best = [g for g in sorted((_gain(rel, gain, pairs) for rel, _ in pool), reverse=True) if g > 0]
     if k is not None:
-        gains = gains[:k]
-    return _added(g / math.log2(i + 1) for i, g in enumerate(gains, start=1))
+        best = best[:k]
+    return _added(g / math.log2(i + 1) for i, g in enumerate(best, start=1))
 
 
 def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "all",

@@ -750,8 +750,10 @@ def dcg(
     *,
     rank: IntoColumn = "rank",
     gain: Gain = "linear",
+    gains: Mapping[int, float] | None = None,
 ) -> Column:
-    """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
+    """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``;
+    ``gains`` gives listed grades their own gain (trec_eval ``-m dcg.1=3,2=9``).
 
     Contract: docs/semantics.md#dcg.
 
@@ -760,7 +762,7 @@ def dcg(
     Column
         A DoubleType aggregate aliased ``dcg@k``.
     """
-    return _dcg(_col(rel), _col(rank), k, gain).alias(label("dcg", k))
+    return _dcg(_col(rel), _col(rank), k, gain, gains).alias(label("dcg", k))
 
 
 @validated(METRICS["idcg"])
@@ -771,9 +773,11 @@ def idcg(
     rank: IntoColumn = "rank",
     gain: Gain = "linear",
     ideal: Ideal = "all",
+    gains: Mapping[int, float] | None = None,
 ) -> Column:
     """Ideal DCG at k: ``sum over i <= k of g*_i / log2(i + 1)``, g* the positive gains sorted
-    descending.
+    descending; ``gains`` gives listed grades their own gain (trec_eval
+    ``-m ideal_dcg.1=3,2=9``).
 
     Contract: docs/semantics.md#idcg.
 
@@ -785,7 +789,7 @@ def idcg(
     Column
         A DoubleType aggregate aliased ``idcg@k``.
     """
-    return _idcg(_col(rel), _col(rank), k, gain, ideal).alias(label("idcg", k))
+    return _idcg(_col(rel), _col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
 @validated(METRICS["ndcg"])

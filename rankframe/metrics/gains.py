@@ -114,6 +114,7 @@ def dcg(
     *,
     rank: IntoExpr = "rank",
     gain: Gain = "linear",
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
@@ -136,6 +137,10 @@ def dcg(
         ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
         ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
         gains.
+    gains
+        A gain per grade, ``{grade: gain}`` (trec_eval ``-m dcg.1=3,2=9``): a listed grade
+        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
+        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -143,8 +148,14 @@ def dcg(
     >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
     >>> round(df.select(rf.dcg("rel", k=5)).item(), 4)
     6.1487
+
+    With ``gains={1: 3, 2: 9}`` the grades 3, 2, 3, 0, 1 gain 3, 9, 3, 0, 3:
+    3/1 + 9/log2(3) + 3/log2(4) + 3/log2(6) = 3 + 5.6785 + 1.5 + 1.1606.
+
+    >>> round(df.select(rf.dcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
+    11.3389
     """
-    return _dcg(col(rel), col(rank), k, gain).alias(label("dcg", k))
+    return _dcg(col(rel), col(rank), k, gain, gains).alias(label("dcg", k))
 
 
 @validated(METRICS["idcg"])
@@ -156,6 +167,7 @@ def idcg(
     rank: IntoExpr = "rank",
     gain: Gain = "linear",
     ideal: Ideal = "all",
+    gains: Mapping[int, float] | None = None,
 ) -> pl.Expr:
     """Ideal DCG at k: the DCG@k of the query's positive gains sorted descending.
 
@@ -183,6 +195,10 @@ def idcg(
     ideal
         ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
         query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
+    gains
+        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ideal_dcg.1=3,2=9``): a listed grade
+        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
+        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -190,8 +206,14 @@ def idcg(
     >>> df = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "rel": [3, 2, 3, 0, 1]})
     >>> round(df.select(rf.idcg("rel", k=5)).item(), 4)
     6.3235
+
+    With ``gains={1: 3, 2: 9}`` the positive gains sorted are 9, 3, 3, 3:
+    9/1 + 3/log2(3) + 3/log2(4) + 3/log2(5) = 9 + 1.8928 + 1.5 + 1.2920.
+
+    >>> round(df.select(rf.idcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
+    13.6848
     """
-    return ideal_dcg(col(rel), col(rank), k, gain, ideal).alias(label("idcg", k))
+    return ideal_dcg(col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
 @validated(METRICS["ndcg"])

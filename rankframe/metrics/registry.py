@@ -184,8 +184,8 @@ _DECLARED = (
            positive_rows=_always),
     Metric("r_precision_mult", (Param("multiple", "weight"), THRESHOLD), positive_rows=_always),
     Metric("cg", (K, GAIN), positive_rows=_always),
-    Metric("dcg", (K, GAIN), positive_rows=_always),
-    Metric("idcg", (K, GAIN, IDEAL), positive_rows=_always),
+    Metric("dcg", (K, GAIN, GAINS), positive_rows=_no_gain_at_zero),
+    Metric("idcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
     Metric("ndcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
     Metric("ndcg_rel", (GAINS,), positive_rows=_no_gain_at_zero),
     Metric("rndcg", (THRESHOLD, GAINS)),  # reads the last rank: no pruning
