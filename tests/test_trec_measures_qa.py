@@ -87,7 +87,7 @@ def test_parameter_forms() -> None:
         "utility_2,-1,0,0", "G_1=3.5,2=9", "unj_5", "unj_10", "unj_20"]
     assert te.measure_strings(chosen)["G_1=3.5,2=9"] == "g(gains=1:3.5;2:9.0)"
     assert te.measure_strings(chosen)["utility_2,-1,0,0"] == (
-        "utility(a=2.0, b=-1.0, c=0.0, d=0.0, empty=placeholder)")
+        "utility(a=2.0, b=-1.0, c=0.0, d=0.0, num_docs=0, empty=placeholder)")
     for bad, says in [("utility.2,-1", "exactly 4 numbers"), ("utility.a,b,c,d", "a number"),
                       ("G.x=3", "a grade must be an integer"), ("G.-1=2", "a grade must be"),
                       ("G.1=3,1=4", "given twice")]:
