@@ -30,18 +30,20 @@ from tests.trec_data import TrecCase, trec_cases
 TREC_EVAL = Path("/tmp/te/trec_eval")
 
 #: Metrics held to the oracle's doubles: those computed as trec_eval computes a measure
-#: (docs/semantics.md#exactness), and the counts and the judged share. Not (yet) the rest:
-#: rbp and rbp_residual (p^(r-1) by pow, not trec_eval's running product), err, the rank
-#: correlations, RBO and the tie-aware closed forms (the oracle averages orderings); those
-#: agree to 1e-9 (tests/test_parity.py).
-EXACT = ["average_precision", "bpref", "cg", "dcg", "f1", "hit_rate", "idcg",
-         "iprec_at_recall", "judged", "ndcg", "num_rel", "num_rel_ret", "num_ret", "precision",
-         "r_precision", "recall", "reciprocal_rank"]
+#: (docs/semantics.md#exactness), the counts, the judged share and relstring (compared as
+#: strings). Not (yet) the rest: err, the rank correlations, RBO and the tie-aware closed
+#: forms (the oracle averages orderings); those agree to 1e-9 (tests/test_parity.py).
+EXACT = ["average_precision", "bin_g", "bpref", "cg", "dcg", "f1", "g", "hit_rate", "idcg",
+         "infap", "iprec_at_recall", "judged", "ndcg", "ndcg_p", "ndcg_rel", "num_nonrel_judged_ret",
+         "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "r_precision_mult",
+         "rbp", "rbp_residual", "recall", "reciprocal_rank", "relative_precision", "relstring",
+         "rndcg", "set_map", "unjudged", "utility", "yaap"]
 
 
 def printed(value: Any) -> str:
-    """A value as trec_eval prints it: counts as integers, the rest as %6.4f."""
-    return str(value) if isinstance(value, int) else f"{value:6.4f}"
+    """A value as trec_eval prints it: counts as integers, strings (relstring) as they are,
+    the rest as %6.4f."""
+    return str(value) if isinstance(value, int | str) else f"{value:6.4f}"
 
 
 def bpref_example() -> pl.DataFrame:
