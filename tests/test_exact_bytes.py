@@ -115,8 +115,9 @@ def big_table(seed: int) -> pl.DataFrame:
 
 
 def default_values(name: str) -> dict[str, Any]:
-    """Defaults, a cutoff of 100 and recall level 0.3 where a parameter is required."""
-    required = {"cutoff": 100, "recall_level": 0.3}
+    """Defaults, a cutoff of 100, recall level 0.3 and a weight (R-multiple) of 1.5 where a
+    parameter is required."""
+    required = {"cutoff": 100, "recall_level": 0.3, "weight": 1.5}
     return {p.name: required[p.kind] if p.required else p.default for p in METRICS[name].params}
 
 

@@ -119,9 +119,24 @@ def _is_judged(rel: Column) -> Column:
     return F.coalesce(rel >= F.lit(0), F.lit(False))
 
 
-def _geometric_weight(p: float, rank: Column) -> Column:
-    """p^(rank - 1), the rank-biased weight of a 1-based position."""
-    return F.pow(F.lit(p), rank.cast("double") - F.lit(1.0))
+def _running_weight(p: float, weight: Column, steps: Column) -> Column:
+    """``weight`` times p, ``steps`` times one after another (trec_eval's running p^(r - 1),
+    not ``pow``, which may differ in the last bit)."""
+    return F.aggregate(F.array_repeat(F.lit(p), steps.cast("int")), weight,
+                       lambda x, y: x * y)
+
+
+def _rbp_sum(p: float, rows: Column) -> Column:
+    """sum of g * p^(r - 1) over ``rows``, an array of structs (r, g) sorted by rank, added
+    one at a time as trec_eval's loop does, the weight a running product."""
+    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
+
+    def step(acc: Column, row: Column) -> Column:
+        w = _running_weight(p, acc["c"], row["r"] - acc["r"])
+        return F.struct((acc["s"] + row["g"] * w).alias("s"), (w * F.lit(p)).alias("c"),
+                        (row["r"] + F.lit(1)).alias("r"))
+
+    return F.aggregate(rows, start, step)["s"]
 
 
 def _judged_nonrelevant(rel: Column, threshold: float) -> Column:
@@ -984,16 +999,19 @@ def rbp(
         A DoubleType aggregate aliased ``rbp``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    weight = F.when(rank_c.isNotNull(), _geometric_weight(p, rank_c))
     grade = rel_c.cast("double")
     if not graded:
-        total = F.sum(F.when(_relevant(rel_c, threshold), weight))
-    elif max_grade is not None:
-        gain = F.least(grade / F.lit(max_grade), F.lit(1.0))
-        total = F.sum(F.when(grade > 0, gain * weight))
+        gain = F.when(_relevant(rel_c, threshold), F.lit(1.0)).otherwise(F.lit(0.0))
     else:
-        total = _ratio(F.coalesce(F.sum(F.when(grade > 0, grade * weight)), F.lit(0.0)),
-                       F.max(grade))
+        gain = F.when(grade > 0, grade).otherwise(F.lit(0.0))
+    rows = F.array_sort(F.collect_list(F.when(rank_c.isNotNull(), F.struct(
+        rank_c.cast("long").alias("r"), gain.alias("g")))))
+    if graded:
+        top = F.lit(float(max_grade)) if max_grade is not None else F.max(grade)
+        rows = F.transform(rows, lambda e: F.struct(e["r"].alias("r"), F.when(
+            (e["g"] > 0) & (top > 0), F.least(e["g"] / top, F.lit(1.0)))
+            .otherwise(F.lit(0.0)).alias("g")))
+    total = _rbp_sum(p, rows)
     value = F.lit(1.0 - p) * F.coalesce(total, F.lit(0.0))
     return value.alias(label("rbp", None))
 
@@ -1021,8 +1039,23 @@ def rbp_residual(
         A DoubleType aggregate aliased ``rbp_residual``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    known = F.sum(F.when(rank_c.isNotNull() & _is_judged(rel_c), _geometric_weight(p, rank_c)))
-    value = F.lit(1.0) - F.lit(1.0 - p) * F.coalesce(known, F.lit(0.0))
+    known = F.array_sort(F.collect_list(F.when(rank_c.isNotNull() & _is_judged(rel_c),
+                                               rank_c.cast("long"))))
+    deepest = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
+    # Each judged rank, then d + 1: the unknown positions before it add the running weight.
+    marks = F.concat(known, F.array(deepest + F.lit(1)))
+    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
+
+    def step(acc: Column, mark: Column) -> Column:
+        gap = F.aggregate(F.array_repeat(F.lit(0), (mark - acc["r"]).cast("int")),
+                          F.struct(acc["s"].alias("s"), acc["c"].alias("c")),
+                          lambda x, _: F.struct((x["s"] + x["c"]).alias("s"),
+                                                (x["c"] * F.lit(p)).alias("c")))
+        weight = F.when(mark <= deepest, gap["c"] * F.lit(p)).otherwise(gap["c"])
+        return F.struct(gap["s"].alias("s"), weight.alias("c"), (mark + F.lit(1)).alias("r"))
+
+    end = F.aggregate(marks, start, step)
+    value = end["c"] + F.lit(1.0 - p) * end["s"]
     return value.alias(label("rbp_residual", None))
 
 
