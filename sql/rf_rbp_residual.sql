@@ -2,8 +2,8 @@
 --   Contract: docs/semantics.md#rbp_residual.
 --   The RBP residual: (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d, d the
 --   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
---   missing (a rank gap). Computed as 1 - (1 - p) * sum over judged retrieved rows of
---   p^(rank - 1). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
+--   missing (a rank gap), added in position order, p^(i - 1) a running product (as
+--   trec_eval). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
 --   Example (docs/semantics.md#worked-examples: positions 2 (NULL) and 5 (-1) are unknown):
 --     SELECT round(rf_rbp_residual(rel, rank), 4), round(rf_rbp_residual(rel, rank, p := 0.5), 4)
 --     FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0))

@@ -34,10 +34,10 @@ TREC_EVAL = Path("/tmp/te/trec_eval")
 #: strings). Not (yet) the rest: err, the rank correlations, RBO and the tie-aware closed
 #: forms (the oracle averages orderings); those agree to 1e-9 (tests/test_parity.py).
 EXACT = ["average_precision", "bin_g", "bpref", "cg", "dcg", "f1", "g", "hit_rate", "idcg",
-         "infap", "iprec_at_recall", "judged", "ndcg", "ndcg_p", "ndcg_rel", "num_nonrel_judged_ret",
-         "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "r_precision_mult",
-         "rbp", "rbp_residual", "recall", "reciprocal_rank", "relative_precision", "relstring",
-         "rndcg", "set_map", "unjudged", "utility", "yaap"]
+         "infap", "iprec_at_recall", "judged", "ndcg", "ndcg_p", "ndcg_rel",
+         "num_nonrel_judged_ret", "num_rel", "num_rel_ret", "num_ret", "precision",
+         "r_precision", "r_precision_mult", "rbp", "rbp_residual", "recall", "reciprocal_rank",
+         "relative_precision", "relstring", "rndcg", "set_map", "unjudged", "utility", "yaap"]
 
 
 def printed(value: Any) -> str:

@@ -989,9 +989,8 @@ def rbp(
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
     clipped to [0, 1], M = ``max_grade`` or, when None, the highest grade of the query
-    (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. With M the query's
-    own maximum no gain exceeds 1, so the sum is divided by ``max(rel)`` once, with the
-    native ``max`` aggregate.
+    (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. Added in rank order,
+    p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
 
     Returns
     -------
@@ -1029,8 +1028,8 @@ def rbp_residual(
 
     ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d`` with d
     the deepest rank; a position is unknown when its row is unjudged (rel NULL or
-    negative) or missing (a rank gap). Computed as the equal
-    ``1 - (1 - p) * sum over judged retrieved rows of p^(rank - 1)``; nothing retrieved
+    negative) or missing (a rank gap). Computed as trec_eval: the running weight added
+    over the unknown positions in order, then ``p^d + (1 - p) * sum``; nothing retrieved
     gives 1.0.
 
     Returns

@@ -73,7 +73,8 @@ def rbp(
 
     Contract: docs/semantics.md#rbp.
 
-    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
+    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``, added in rank
+    order with p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
     clipped to [0, 1], where M is ``max_grade`` or, when it is None, the highest grade
