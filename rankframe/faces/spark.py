@@ -955,7 +955,8 @@ def ndcg_p(
     rel_c, rank_c = _col(rel), _col(rank)
 
     def first_free(position: Column) -> Column:
-        return F.when(position == 1, F.lit(1.0)).otherwise(F.log2(position.cast("double")))
+        """1 at rank 1, C's log2(i) below (_discount of i - 1)."""
+        return F.when(position == 1, F.lit(1.0)).otherwise(_discount(position - F.lit(1)))
 
     top = _sum_array(F.transform(_gain_points(rel_c, rank_c, gains),
                                  lambda p: p["g"] / first_free(p["r"])))
