@@ -32,7 +32,8 @@ TREC_EVAL = Path("/tmp/te/trec_eval")
 #: Metrics held to the oracle's doubles: those computed as trec_eval computes a measure
 #: (docs/semantics.md#exactness), the counts, the judged share and relstring (compared as
 #: strings). Not (yet) the rest: err, the rank correlations, RBO and the tie-aware closed
-#: forms (the oracle averages orderings); those agree to 1e-9 (tests/test_parity.py).
+#: forms (the oracle averages orderings), nor Spark's g (Spark's log2 of a sum that need
+#: not be whole); those agree to 1e-9 (tests/test_parity.py).
 EXACT = ["average_precision", "bin_g", "bpref", "cg", "dcg", "f1", "g", "hit_rate", "idcg",
          "infap", "iprec_at_recall", "judged", "ndcg", "ndcg_p", "ndcg_rel",
          "num_nonrel_judged_ret", "num_rel", "num_rel_ret", "num_ret", "precision",
@@ -70,6 +71,9 @@ def test_faces_give_the_oracles_doubles(name: str, checked_face: Face) -> None:
     metric = METRICS[name]
     if not supports(checked_face, metric):
         pytest.skip(f"{checked_face.name} has no {name}: {checked_face.unsupported[name]}")
+    if checked_face.name == "spark" and name == "g":
+        pytest.skip("Spark's G takes log2 of (2 + C) - S, not always whole, by Spark's log2 "
+                    "(ln(x) / ln(2)): within 1e-9 only (docs/semantics.md#exactness)")
     if checked_face.name.startswith("ibis-"):
         pytest.skip("the Ibis faces add with each backend's SUM, in no set order (SQLite has no "
                     "arrays to fold): within 1e-9 only (docs/semantics.md#exactness)")
