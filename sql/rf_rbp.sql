@@ -12,22 +12,38 @@
 --         (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0)) t(rank, rel);
 --     => 0.3679, 0.5781, 0.233
 
+-- rf__rbp_sum(rows, p): sum of g * p^(r - 1) over rows, a list of {s, c, r, g} (r the rank,
+-- g the gain; s and c unused) sorted by rank, as trec_eval adds it: one at a time in rank
+-- order, p^(r - 1) a running product multiplied by p once per position (a rank gap too),
+-- not pow. The fold's state: s the sum, c the weight of position r.
+CREATE OR REPLACE TEMP MACRO rf__rbp_sum(rows, p) AS
+    list_reduce(rows, lambda a, b: list_transform(
+        [list_reduce(list_resize([a.c], b.r - a.r + 1, p::DOUBLE), lambda x, y: x * y)],
+        lambda w: {'s': a.s + b.g * w, 'c': w * p, 'r': b.r + 1, 'g': 0.0::DOUBLE})[1],
+        {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'g': 0.0::DOUBLE}).s;
+
+-- The retrieved rows as rf__rbp_sum reads them, g the grade ``grade``.
+CREATE OR REPLACE TEMP MACRO rf__rbp_rows(grade, rank) AS
+    coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'g': grade::DOUBLE}
+                  ORDER BY rank) FILTER (WHERE rank IS NOT NULL), []);
+
 -- rf__unchecked_rbp: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_rbp is the guarded macro.
+-- rankframe.evaluate); rf_rbp is the guarded macro. Graded gains: rel / top clipped to 1,
+-- top = max_grade or the query's highest grade.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
                                                max_grade := NULL) AS
     CASE WHEN rf__ok(rf__persistence('rf_rbp', p)) AND rf__ok(rf__threshold('rf_rbp', threshold))
               AND rf__ok(rf__flag('rf_rbp', 'graded', graded))
               AND (max_grade IS NULL OR rf__ok(rf__positive('rf_rbp', 'max_grade', max_grade))) THEN
         (1 - rf__persistence('rf_rbp', p)) * CASE
-            WHEN NOT rf__flag('rf_rbp', 'graded', graded) THEN coalesce(sum(rf__geometric(p, rank))
-                FILTER (WHERE rank IS NOT NULL AND rf__relevant(rel, rf__threshold('rf_rbp', threshold))),
-                0)
-            WHEN max_grade IS NULL THEN rf__ratio(coalesce(sum(greatest(rel, 0) * rf__geometric(p, rank))
-                FILTER (WHERE rank IS NOT NULL AND rel > 0), 0), max(rel))
-            ELSE coalesce(sum(least(rel / rf__optional_positive('rf_rbp', 'max_grade', max_grade), 1)
-                              * rf__geometric(p, rank))
-                FILTER (WHERE rank IS NOT NULL AND rel > 0), 0)
+            WHEN NOT rf__flag('rf_rbp', 'graded', graded) THEN rf__rbp_sum(rf__rbp_rows(
+                CASE WHEN rf__relevant(rel, rf__threshold('rf_rbp', threshold)) THEN 1.0 ELSE 0.0 END,
+                rank), p)
+            ELSE rf__rbp_sum(list_transform(rf__rbp_rows(rel, rank), lambda e: {
+                's': e.s, 'c': e.c, 'r': e.r,
+                'g': CASE WHEN e.g > 0 AND coalesce(max_grade, max(rel)) > 0
+                          THEN least(e.g / coalesce(max_grade, max(rel))::DOUBLE, 1.0)
+                          ELSE 0.0 END::DOUBLE}), p)
         END::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,

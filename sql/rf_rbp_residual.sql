@@ -2,8 +2,8 @@
 --   Contract: docs/semantics.md#rbp_residual.
 --   The RBP residual: (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d, d the
 --   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
---   missing (a rank gap). Computed as 1 - (1 - p) * sum over judged retrieved rows of
---   p^(rank - 1). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
+--   missing (a rank gap), added in position order, p^(i - 1) a running product (as
+--   trec_eval). rf_rbp + residual bounds RBP from above. Nothing retrieved -> 1.
 --   Example (docs/semantics.md#worked-examples: positions 2 (NULL) and 5 (-1) are unknown):
 --     SELECT round(rf_rbp_residual(rel, rank), 4), round(rf_rbp_residual(rel, rank, p := 0.5), 4)
 --     FROM (VALUES (1, 2), (2, NULL), (3, 0), (4, 1), (5, -1), (6, 3), (NULL, 1), (NULL, 0))
@@ -11,11 +11,23 @@
 --     => 0.5041, 0.2969
 
 -- rf__unchecked_rbp_residual: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_rbp_residual is the guarded macro.
+-- rankframe.evaluate); rf_rbp_residual is the guarded macro. As trec_eval: a fold over the
+-- judged retrieved ranks in order, then a last element at d + 1 (k false); before each, the
+-- unknown positions since the last add the running weight c one at a time (c times p per
+-- position, not pow); the result is c + (1 - p) * s, c the weight of position d + 1.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp_residual(rel, rank, p := 0.8) AS
-    (1 - (1 - rf__persistence('rf_rbp_residual', p))
-         * coalesce(sum(rf__geometric(p, rank)) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)),
-                    0))::DOUBLE;
+    list_transform([list_reduce(list_append(
+        coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'k': true}
+                      ORDER BY rank) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)), []),
+        {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': coalesce(max(rank), 0)::BIGINT + 1, 'k': false}),
+        lambda a, b: list_transform(
+            [list_reduce(list_resize([{'s': a.s, 'c': a.c}], b.r - a.r + 1,
+                                     {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE}),
+                         lambda x, y: {'s': x.s + x.c, 'c': x.c * p::DOUBLE})],
+            lambda u: {'s': u.s, 'c': CASE WHEN b.k THEN u.c * p::DOUBLE ELSE u.c END,
+                       'r': b.r + 1, 'k': b.k})[1],
+        {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'k': true})],
+        lambda f: f.c + (1 - rf__persistence('rf_rbp_residual', p)) * f.s)[1]::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rf_rbp_residual(rel, rank, p := 0.8) AS
     CASE WHEN rf__ranks_ok('rf_rbp_residual', rank) THEN
         rf__unchecked_rbp_residual(rel, rank, p := p) END;

@@ -405,15 +405,21 @@ def rbp(
         if top is None:
             top = max((rel for rel, _ in rows if rel is not None), default=0.0)
     total = 0.0
+    weight = 1.0  # p^(position - 1) as trec_eval's running product, position by position
+    position = 1
     for rel, rank in _retrieved(rows):
         assert rank is not None
+        while position < rank:
+            weight *= p
+            position += 1
         if not graded:
             g = 1.0 if _is_relevant(rel, threshold) else 0.0
         elif rel is None or rel <= 0 or top is None or top <= 0:
             g = 0.0
         else:
             g = min(rel / top, 1.0)
-        total += g * p ** (rank - 1)
+        if g != 0:
+            total += g * weight
     return (1 - p) * total
 
 
@@ -421,8 +427,13 @@ def rbp_residual(rows: Rows, p: float = 0.8) -> float:
     """Contract: docs/semantics.md#rbp_residual."""
     judged_ranks = {rank for rel, rank in rows if rank is not None and rel is not None and rel >= 0}
     deepest = max((rank for _, rank in rows if rank is not None), default=0)
-    unknown = sum(p ** (i - 1) for i in range(1, deepest + 1) if i not in judged_ranks)
-    return (1 - p) * unknown + p**deepest
+    unknown = 0.0
+    weight = 1.0  # p^(i - 1) as trec_eval's running product
+    for i in range(1, deepest + 1):
+        if i not in judged_ranks:
+            unknown += weight
+        weight *= p
+    return weight + (1 - p) * unknown
 
 
 def err(rows: Rows, k: int | None = None, max_grade: float = 4) -> float:

@@ -119,9 +119,24 @@ def _is_judged(rel: Column) -> Column:
     return F.coalesce(rel >= F.lit(0), F.lit(False))
 
 
-def _geometric_weight(p: float, rank: Column) -> Column:
-    """p^(rank - 1), the rank-biased weight of a 1-based position."""
-    return F.pow(F.lit(p), rank.cast("double") - F.lit(1.0))
+def _running_weight(p: float, weight: Column, steps: Column) -> Column:
+    """``weight`` times p, ``steps`` times one after another (trec_eval's running p^(r - 1),
+    not ``pow``, which may differ in the last bit)."""
+    return F.aggregate(F.array_repeat(F.lit(p), steps.cast("int")), weight,
+                       lambda x, y: x * y)
+
+
+def _rbp_sum(p: float, rows: Column) -> Column:
+    """sum of g * p^(r - 1) over ``rows``, an array of structs (r, g) sorted by rank, added
+    one at a time as trec_eval's loop does, the weight a running product."""
+    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
+
+    def step(acc: Column, row: Column) -> Column:
+        w = _running_weight(p, acc["c"], row["r"] - acc["r"])
+        return F.struct((acc["s"] + row["g"] * w).alias("s"), (w * F.lit(p)).alias("c"),
+                        (row["r"] + F.lit(1)).alias("r"))
+
+    return F.aggregate(rows, start, step)["s"]
 
 
 def _judged_nonrelevant(rel: Column, threshold: float) -> Column:
@@ -944,7 +959,8 @@ def ndcg_p(
     rel_c, rank_c = _col(rel), _col(rank)
 
     def first_free(position: Column) -> Column:
-        return F.when(position == 1, F.lit(1.0)).otherwise(F.log2(position.cast("double")))
+        """1 at rank 1, C's log2(i) below (_discount of i - 1)."""
+        return F.when(position == 1, F.lit(1.0)).otherwise(_discount(position - F.lit(1)))
 
     top = _sum_array(F.transform(_gain_points(rel_c, rank_c, gains),
                                  lambda p: p["g"] / first_free(p["r"])))
@@ -978,9 +994,8 @@ def rbp(
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
     clipped to [0, 1], M = ``max_grade`` or, when None, the highest grade of the query
-    (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. With M the query's
-    own maximum no gain exceeds 1, so the sum is divided by ``max(rel)`` once, with the
-    native ``max`` aggregate.
+    (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. Added in rank order,
+    p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
 
     Returns
     -------
@@ -988,16 +1003,19 @@ def rbp(
         A DoubleType aggregate aliased ``rbp``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    weight = F.when(rank_c.isNotNull(), _geometric_weight(p, rank_c))
     grade = rel_c.cast("double")
     if not graded:
-        total = F.sum(F.when(_relevant(rel_c, threshold), weight))
-    elif max_grade is not None:
-        gain = F.least(grade / F.lit(max_grade), F.lit(1.0))
-        total = F.sum(F.when(grade > 0, gain * weight))
+        gain = F.when(_relevant(rel_c, threshold), F.lit(1.0)).otherwise(F.lit(0.0))
     else:
-        total = _ratio(F.coalesce(F.sum(F.when(grade > 0, grade * weight)), F.lit(0.0)),
-                       F.max(grade))
+        gain = F.when(grade > 0, grade).otherwise(F.lit(0.0))
+    rows = F.array_sort(F.collect_list(F.when(rank_c.isNotNull(), F.struct(
+        rank_c.cast("long").alias("r"), gain.alias("g")))))
+    if graded:
+        top = F.lit(float(max_grade)) if max_grade is not None else F.max(grade)
+        rows = F.transform(rows, lambda e: F.struct(e["r"].alias("r"), F.when(
+            (e["g"] > 0) & (top > 0), F.least(e["g"] / top, F.lit(1.0)))
+            .otherwise(F.lit(0.0)).alias("g")))
+    total = _rbp_sum(p, rows)
     value = F.lit(1.0 - p) * F.coalesce(total, F.lit(0.0))
     return value.alias(label("rbp", None))
 
@@ -1015,8 +1033,8 @@ def rbp_residual(
 
     ``residual = (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d`` with d
     the deepest rank; a position is unknown when its row is unjudged (rel NULL or
-    negative) or missing (a rank gap). Computed as the equal
-    ``1 - (1 - p) * sum over judged retrieved rows of p^(rank - 1)``; nothing retrieved
+    negative) or missing (a rank gap). Computed as trec_eval: the running weight added
+    over the unknown positions in order, then ``p^d + (1 - p) * sum``; nothing retrieved
     gives 1.0.
 
     Returns
@@ -1025,8 +1043,23 @@ def rbp_residual(
         A DoubleType aggregate aliased ``rbp_residual``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    known = F.sum(F.when(rank_c.isNotNull() & _is_judged(rel_c), _geometric_weight(p, rank_c)))
-    value = F.lit(1.0) - F.lit(1.0 - p) * F.coalesce(known, F.lit(0.0))
+    known = F.array_sort(F.collect_list(F.when(rank_c.isNotNull() & _is_judged(rel_c),
+                                               rank_c.cast("long"))))
+    deepest = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
+    # Each judged rank, then d + 1: the unknown positions before it add the running weight.
+    marks = F.concat(known, F.array(deepest + F.lit(1)))
+    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
+
+    def step(acc: Column, mark: Column) -> Column:
+        gap = F.aggregate(F.array_repeat(F.lit(0), (mark - acc["r"]).cast("int")),
+                          F.struct(acc["s"].alias("s"), acc["c"].alias("c")),
+                          lambda x, _: F.struct((x["s"] + x["c"]).alias("s"),
+                                                (x["c"] * F.lit(p)).alias("c")))
+        weight = F.when(mark <= deepest, gap["c"] * F.lit(p)).otherwise(gap["c"])
+        return F.struct(gap["s"].alias("s"), weight.alias("c"), (mark + F.lit(1)).alias("r"))
+
+    end = F.aggregate(marks, start, step)
+    value = end["c"] + F.lit(1.0 - p) * end["s"]
     return value.alias(label("rbp_residual", None))
 
 

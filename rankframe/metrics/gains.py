@@ -18,6 +18,8 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
+    divide,
+    exact_log2,
     gain,
     label,
     log2_discount,
@@ -453,13 +455,13 @@ def ndcg_p(
     """
     rel_e, rank_e = col(rel), col(rank)
     g = gain(rel_e, "linear", gains)
-    first_free = pl.when(rank_e == 1).then(pl.lit(1.0)).otherwise(rank_e.cast(pl.Float64).log(2))
+    # trec_eval adds g at rank 1 and g / log2(i) below it, C's log2, in rank order.
+    first_free = pl.when(rank_e == 1).then(pl.lit(1.0)).otherwise(exact_log2(rank_e))
     top = _in_order((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
         retrieved(rank_e))))
     best = _ideal(rel_e, gains)
     at = ordinals(best)
-    ideal = _in_order(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(
-        at.cast(pl.Float64).log(2)))
+    ideal = _in_order(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(exact_log2(at)))
     found = count(relevant(rel_e, threshold) & retrieved(rank_e))
-    return (pl.when((found > 0) & (ideal > 0)).then(top / ideal).otherwise(pl.lit(0.0))
+    return (pl.when((found > 0) & (ideal > 0)).then(divide(top, ideal)).otherwise(pl.lit(0.0))
             .alias(label("ndcg_p", None)))

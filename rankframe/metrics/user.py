@@ -10,21 +10,43 @@ table, which gains nothing and, for the RBP residual, is unknown.
 
 from __future__ import annotations
 
+import itertools
+import operator
+
 import polars as pl
 
 from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
-    geometric_weight,
+    divide,
     is_judged,
     label,
     rank_guarded,
     ratio,
     relevant,
     retrieved,
+    sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
+
+
+def _running_powers(p: float, positions: pl.Series) -> pl.Series:
+    """p^(i - 1) for 1-based positions i as trec_eval computes it: a running product, 1.0
+    times p once per position (``pow`` may differ in the last bit). NULL stays NULL."""
+    top = positions.max()
+    size = int(top) + 1 if isinstance(top, int) and top > 0 else 1
+    table = pl.Series([1.0, *itertools.accumulate(itertools.repeat(p, size - 1), operator.mul,
+                                                  initial=1.0)], dtype=pl.Float64)
+    index = positions.cast(pl.Int64).fill_null(0).clip(0, size)
+    out = table.gather(index)
+    return pl.select(pl.when(positions.is_not_null()).then(out)).to_series().alias(positions.name)
+
+
+def running_weight(p: float, position: pl.Expr) -> pl.Expr:
+    """p^(position - 1) by trec_eval's running product (:func:`_running_powers`)."""
+    return position.cast(pl.Int64).map_batches(lambda s: _running_powers(p, s),
+                                               return_dtype=pl.Float64, is_elementwise=True)
 
 
 def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
@@ -32,7 +54,7 @@ def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | N
         return relevant(rel, threshold).cast(pl.Float64)
     grade = rel.cast(pl.Float64)
     top = grade.max() if max_grade is None else pl.lit(max_grade, dtype=pl.Float64)
-    scaled = pl.min_horizontal(grade / top, pl.lit(1.0))
+    scaled = pl.min_horizontal(divide(grade, top), pl.lit(1.0))
     return pl.when((grade > 0) & (top > 0)).then(scaled).otherwise(pl.lit(0.0))
 
 
@@ -51,7 +73,8 @@ def rbp(
 
     Contract: docs/semantics.md#rbp.
 
-    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
+    ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``, added in rank
+    order with p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
     clipped to [0, 1], where M is ``max_grade`` or, when it is None, the highest grade
@@ -94,8 +117,10 @@ def rbp(
     0.375
     """
     rel_e, rank_e = col(rel), col(rank)
-    weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * geometric_weight(p, rank_e)
-    return ((1.0 - p) * weighted.filter(retrieved(rank_e)).sum()).alias(label("rbp", None))
+    weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * running_weight(p, rank_e)
+    shown = retrieved(rank_e)
+    total = sequential_sum(weighted.filter(shown), rank_e.filter(shown))
+    return ((1.0 - p) * total).alias(label("rbp", None))
 
 
 @validated(METRICS["rbp_residual"])
@@ -139,8 +164,14 @@ def rbp_residual(
     0.375
     """
     rel_e, rank_e = col(rel), col(rank)
-    known = geometric_weight(p, rank_e).filter(retrieved(rank_e) & is_judged(rel_e)).sum()
-    return (1.0 - (1.0 - p) * known).alias(label("rbp_residual", None))
+    deepest = rank_e.filter(retrieved(rank_e)).max().cast(pl.Int64).fill_null(0)
+    known = rank_e.filter(retrieved(rank_e) & is_judged(rel_e)).cast(pl.Int64)
+    # Positions 1..d with the known ranks among them once more: a position seen once is unknown.
+    both = pl.int_range(1, deepest + 1, dtype=pl.Int64).append(known).sort()
+    unknown = both.filter((both != both.shift(1)).fill_null(True)
+                          & (both != both.shift(-1)).fill_null(True))
+    total = sequential_sum(running_weight(p, unknown))
+    return (running_weight(p, deepest + 1) + (1.0 - p) * total).alias(label("rbp_residual", None))
 
 
 @validated(METRICS["err"])
