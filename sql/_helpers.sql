@@ -242,3 +242,23 @@ CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
         'txy': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
                  lambda b: b.x = a.x AND b.y = a.y)))), 0) - len(l)) / 2,
         'n0': len(l) * (len(l) - 1) / 2})[1];
+
+-- Text readers (rf_read_*): a line's fields, split on runs of C's isspace() blanks ...
+CREATE OR REPLACE TEMP MACRO rf__fields(line) AS
+    regexp_extract_all(line, '[^ \t\n\v\f\r]+');
+
+-- ... the fields when there are exactly n, else an error quoting the line ...
+CREATE OR REPLACE TEMP MACRO rf__n_fields(fn, f, n, layout, line) AS
+    CASE WHEN len(f) = n THEN f
+         ELSE error(fn || ': expected ' || n::VARCHAR || ' fields (' || layout || '), found '
+                    || len(f)::VARCHAR || ' in line: ' || line)
+    END;
+
+-- ... and a field as rankframe.io reads numbers ([+-]digits; decimal with an optional
+-- exponent), NULL when it is not one (a plain cast also takes '1.5' -> 2, '0x10' -> 16).
+CREATE OR REPLACE TEMP MACRO rf__integer(text) AS
+    CASE WHEN regexp_full_match(text, '[+-]?[0-9]+') THEN TRY_CAST(text AS BIGINT) END;
+
+CREATE OR REPLACE TEMP MACRO rf__number(text) AS
+    CASE WHEN regexp_full_match(text, '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
+         THEN TRY_CAST(text AS DOUBLE) END;
