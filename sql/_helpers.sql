@@ -262,3 +262,11 @@ CREATE OR REPLACE TEMP MACRO rf__integer(text) AS
 CREATE OR REPLACE TEMP MACRO rf__number(text) AS
     CASE WHEN regexp_full_match(text, '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
          THEN TRY_CAST(text AS DOUBLE) END;
+
+-- The depth cut of rf_judge and rf_judge_groups: rank <= depth (every rank when NULL).
+CREATE OR REPLACE TEMP MACRO rf__within_depth(fn, rank, depth) AS
+    CASE WHEN depth IS NULL THEN true
+         WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
+         ELSE error(fn || ': depth must be a positive integer or NULL (no cut), got '
+                    || depth::VARCHAR)
+    END;

@@ -105,11 +105,7 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL, judged_only := 
     ),
     cut AS (
         SELECT * FROM ranked
-        WHERE CASE WHEN depth IS NULL THEN true
-                   WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
-                   ELSE error('rf_judge: depth must be a positive integer or NULL (no cut), got '
-                              || depth::VARCHAR)
-              END
+        WHERE rf__within_depth('rf_judge', rank, depth)
     ),
     joined AS (
         SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
