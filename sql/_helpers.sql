@@ -247,6 +247,12 @@ CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
 CREATE OR REPLACE TEMP MACRO rf__fields(line) AS
     regexp_extract_all(line, '[^ \t\n\v\f\r]+');
 
+-- ... every line of a text file (plain, or gzip by its .gz name) with its fields f ...
+CREATE OR REPLACE TEMP MACRO rf__lines(path) AS TABLE
+    SELECT line, rf__fields(line) AS f
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
+                  quote = '', escape = '', auto_detect = false, strict_mode = false);
+
 -- ... the fields when there are exactly n, else an error quoting the line ...
 CREATE OR REPLACE TEMP MACRO rf__n_fields(fn, f, n, layout, line) AS
     CASE WHEN len(f) = n THEN f
@@ -262,6 +268,11 @@ CREATE OR REPLACE TEMP MACRO rf__integer(text) AS
 CREATE OR REPLACE TEMP MACRO rf__number(text) AS
     CASE WHEN regexp_full_match(text, '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
          THEN TRY_CAST(text AS DOUBLE) END;
+
+-- The rank of a run row in rf_judge and rf_judge_groups: by score descending, ties broken
+-- by docid descending (byte order), as trec_eval ranks.
+CREATE OR REPLACE TEMP MACRO rf__score_rank(qid, score, docid) AS
+    row_number() OVER (PARTITION BY qid ORDER BY score DESC, encode(docid::VARCHAR) DESC);
 
 -- The depth cut of rf_judge and rf_judge_groups: rank <= depth (every rank when NULL).
 CREATE OR REPLACE TEMP MACRO rf__within_depth(fn, rank, depth) AS

@@ -97,9 +97,7 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL, judged_only := 
         FROM first_problem
     ),
     ranked AS (
-        SELECT qid, docid, score,
-               row_number() OVER (PARTITION BY qid
-                                  ORDER BY score DESC, encode(docid::VARCHAR) DESC) AS rank
+        SELECT qid, docid, score, rf__score_rank(qid, score, docid) AS rank
         FROM r
         WHERE qid IN (SELECT qid FROM q)
     ),

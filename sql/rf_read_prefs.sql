@@ -15,10 +15,7 @@
 --     => F:Ret,C:Not, F:RnkdLst2digits, FR940303-1-00022, 1.0
 CREATE OR REPLACE TEMP MACRO rf_read_prefs(path) AS TABLE
     WITH lines AS (
-        SELECT line, rf__fields(line) AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
-        WHERE NOT starts_with(line, '#')
+        SELECT * FROM rf__lines(path) WHERE NOT starts_with(line, '#')
     ), fields AS (
         SELECT line,
                rf__n_fields('rf_read_prefs', f, 5, 'qid jg jsg docid level', line) AS f

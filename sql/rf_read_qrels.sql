@@ -17,9 +17,7 @@
 --     => 880, 40
 CREATE OR REPLACE TEMP MACRO rf_read_qrels(path) AS TABLE
     WITH lines AS (
-        SELECT line, rf__fields(line) AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+        SELECT * FROM rf__lines(path)
     ), fields AS (
         SELECT line,
                rf__n_fields('rf_read_qrels', f, 4, 'qid iter docid rel', line) AS f

@@ -17,9 +17,7 @@
 --     => 10362, 3, 9
 CREATE OR REPLACE TEMP MACRO rf_read_qrels_jg(path) AS TABLE
     WITH lines AS (
-        SELECT line, rf__fields(line) AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+        SELECT * FROM rf__lines(path)
     ), fields AS (
         SELECT line,
                rf__n_fields('rf_read_qrels_jg', f, 4, 'qid jg docid rel', line) AS f

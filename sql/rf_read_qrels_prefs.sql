@@ -12,10 +12,7 @@
 --     => 301, 0, 0, CR93E-10279, 0.0
 CREATE OR REPLACE TEMP MACRO rf_read_qrels_prefs(path) AS TABLE
     WITH lines AS (
-        SELECT line, rf__fields(line) AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
-        WHERE NOT starts_with(line, '#')
+        SELECT * FROM rf__lines(path) WHERE NOT starts_with(line, '#')
     ), fields AS (
         SELECT line,
                rf__n_fields('rf_read_qrels_prefs', f, 4, 'qid jg docid level', line) AS f

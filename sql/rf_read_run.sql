@@ -19,9 +19,7 @@
 --     => 3900, 39
 CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
     WITH lines AS (
-        SELECT line, rf__fields(line) AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+        SELECT * FROM rf__lines(path)
     ), fields AS (
         SELECT line,
                CASE WHEN len(f) >= 6 THEN f
