@@ -371,13 +371,15 @@ def describe(spec: str) -> str:
 # --------------------------------------------------------------------------- -m syntax
 
 
-def _number(spec: str, text: str) -> float:
+def _number(spec: str, text: str, *, number: str = "expected a number",
+            finite: str = "expected a finite number") -> float:
+    """``text`` as a finite float; else a MeasureError ``-m spec: <number|finite>, got text``."""
     try:
         value = float(text)
     except ValueError:
-        raise MeasureError(f"-m {spec}: expected a number, got {text!r}") from None
+        raise MeasureError(f"-m {spec}: {number}, got {text!r}") from None
     if not math.isfinite(value):
-        raise MeasureError(f"-m {spec}: expected a finite number, got {text!r}")
+        raise MeasureError(f"-m {spec}: {finite}, got {text!r}")
     return value
 
 
@@ -429,12 +431,8 @@ def gain_pairs(spec: str, text: str) -> dict[int, float]:
         if not level.strip().isdigit():
             raise MeasureError(f"-m {spec}: a grade must be an integer >= 0, got {level!r} "
                                "(trec_eval ignores such a pair silently)")
-        try:
-            gain = float(value)
-        except ValueError:
-            raise MeasureError(f"-m {spec}: a gain must be a number, got {value!r}") from None
-        if not math.isfinite(gain):
-            raise MeasureError(f"-m {spec}: a gain must be finite, got {value!r}")
+        gain = _number(spec, value, number="a gain must be a number",
+                       finite="a gain must be finite")
         if int(level) in pairs:
             raise MeasureError(f"-m {spec}: grade {int(level)} is given twice")
         pairs[int(level)] = gain

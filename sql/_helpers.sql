@@ -242,3 +242,42 @@ CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
         'txy': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
                  lambda b: b.x = a.x AND b.y = a.y)))), 0) - len(l)) / 2,
         'n0': len(l) * (len(l) - 1) / 2})[1];
+
+-- Text readers (rf_read_*): a line's fields, split on runs of C's isspace() blanks ...
+CREATE OR REPLACE TEMP MACRO rf__fields(line) AS
+    regexp_extract_all(line, '[^ \t\n\v\f\r]+');
+
+-- ... every line of a text file (plain, or gzip by its .gz name) with its fields f ...
+CREATE OR REPLACE TEMP MACRO rf__lines(path) AS TABLE
+    SELECT line, rf__fields(line) AS f
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
+                  quote = '', escape = '', auto_detect = false, strict_mode = false);
+
+-- ... the fields when there are exactly n, else an error quoting the line ...
+CREATE OR REPLACE TEMP MACRO rf__n_fields(fn, f, n, layout, line) AS
+    CASE WHEN len(f) = n THEN f
+         ELSE error(fn || ': expected ' || n::VARCHAR || ' fields (' || layout || '), found '
+                    || len(f)::VARCHAR || ' in line: ' || line)
+    END;
+
+-- ... and a field as rankframe.io reads numbers ([+-]digits; decimal with an optional
+-- exponent), NULL when it is not one (a plain cast also takes '1.5' -> 2, '0x10' -> 16).
+CREATE OR REPLACE TEMP MACRO rf__integer(text) AS
+    CASE WHEN regexp_full_match(text, '[+-]?[0-9]+') THEN TRY_CAST(text AS BIGINT) END;
+
+CREATE OR REPLACE TEMP MACRO rf__number(text) AS
+    CASE WHEN regexp_full_match(text, '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
+         THEN TRY_CAST(text AS DOUBLE) END;
+
+-- The rank of a run row in rf_judge and rf_judge_groups: by score descending, ties broken
+-- by docid descending (byte order), as trec_eval ranks.
+CREATE OR REPLACE TEMP MACRO rf__score_rank(qid, score, docid) AS
+    row_number() OVER (PARTITION BY qid ORDER BY score DESC, encode(docid::VARCHAR) DESC);
+
+-- The depth cut of rf_judge and rf_judge_groups: rank <= depth (every rank when NULL).
+CREATE OR REPLACE TEMP MACRO rf__within_depth(fn, rank, depth) AS
+    CASE WHEN depth IS NULL THEN true
+         WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
+         ELSE error(fn || ': depth must be a positive integer or NULL (no cut), got '
+                    || depth::VARCHAR)
+    END;

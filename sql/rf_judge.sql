@@ -97,19 +97,13 @@ CREATE OR REPLACE TEMP MACRO rf_judge(run, qrels, depth := NULL, judged_only := 
         FROM first_problem
     ),
     ranked AS (
-        SELECT qid, docid, score,
-               row_number() OVER (PARTITION BY qid
-                                  ORDER BY score DESC, encode(docid::VARCHAR) DESC) AS rank
+        SELECT qid, docid, score, rf__score_rank(qid, score, docid) AS rank
         FROM r
         WHERE qid IN (SELECT qid FROM q)
     ),
     cut AS (
         SELECT * FROM ranked
-        WHERE CASE WHEN depth IS NULL THEN true
-                   WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
-                   ELSE error('rf_judge: depth must be a positive integer or NULL (no cut), got '
-                              || depth::VARCHAR)
-              END
+        WHERE rf__within_depth('rf_judge', rank, depth)
     ),
     joined AS (
         SELECT qid, docid, cut.rank::BIGINT AS rank, q.rel, cut.score

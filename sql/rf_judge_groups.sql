@@ -50,19 +50,13 @@ CREATE OR REPLACE TEMP MACRO rf_judge_groups(run, qrels_jg, depth := NULL) AS TA
     ),
     groups AS (SELECT DISTINCT qid, jg FROM q),
     ranked AS (
-        SELECT qid, docid, score,
-               row_number() OVER (PARTITION BY qid
-                                  ORDER BY score DESC, encode(docid::VARCHAR) DESC) AS rank
+        SELECT qid, docid, score, rf__score_rank(qid, score, docid) AS rank
         FROM r
         WHERE qid IN (SELECT qid FROM q)
     ),
     cut AS (
         SELECT groups.jg, ranked.* FROM ranked JOIN groups USING (qid)
-        WHERE CASE WHEN depth IS NULL THEN true
-                   WHEN depth >= 1 AND depth = floor(depth) THEN rank <= depth
-                   ELSE error('rf_judge_groups: depth must be a positive integer or NULL '
-                              || '(no cut), got ' || depth::VARCHAR)
-              END
+        WHERE rf__within_depth('rf_judge_groups', rank, depth)
     )
     SELECT qid, jg, docid, cut.rank::BIGINT AS rank, q.rel, cut.score
     FROM cut FULL OUTER JOIN q USING (qid, jg, docid)

@@ -15,22 +15,15 @@
 --     => F:Ret,C:Not, F:RnkdLst2digits, FR940303-1-00022, 1.0
 CREATE OR REPLACE TEMP MACRO rf_read_prefs(path) AS TABLE
     WITH lines AS (
-        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
-        WHERE NOT starts_with(line, '#')
+        SELECT * FROM rf__lines(path) WHERE NOT starts_with(line, '#')
     ), fields AS (
         SELECT line,
-               CASE WHEN len(f) = 5 THEN f
-                    ELSE error('rf_read_prefs: expected 5 fields (qid jg jsg docid level), found '
-                               || len(f)::VARCHAR || ' in line: ' || line)
-               END AS f
+               rf__n_fields('rf_read_prefs', f, 5, 'qid jg jsg docid level', line) AS f
         FROM lines
         WHERE len(f) > 0
     ), parsed AS (
         SELECT line, f,
-               CASE WHEN regexp_full_match(f[5], '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
-                    THEN TRY_CAST(f[5] AS DOUBLE) END AS level
+               rf__number(f[5]) AS level
         FROM fields
     )
     SELECT f[1] AS qid, f[2] AS jg, f[3] AS jsg, f[4] AS docid,

@@ -17,21 +17,15 @@
 --     => 10362, 3, 9
 CREATE OR REPLACE TEMP MACRO rf_read_qrels_jg(path) AS TABLE
     WITH lines AS (
-        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+        SELECT * FROM rf__lines(path)
     ), fields AS (
         SELECT line,
-               CASE WHEN len(f) = 4 THEN f
-                    ELSE error('rf_read_qrels_jg: expected 4 fields (qid jg docid rel), found '
-                               || len(f)::VARCHAR || ' in line: ' || line)
-               END AS f
+               rf__n_fields('rf_read_qrels_jg', f, 4, 'qid jg docid rel', line) AS f
         FROM lines
         WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
     ), parsed AS (
         SELECT line, f,
-               CASE WHEN regexp_full_match(f[4], '[+-]?[0-9]+')
-                    THEN TRY_CAST(f[4] AS BIGINT) END AS rel
+               rf__integer(f[4]) AS rel
         FROM fields
     )
     SELECT

@@ -12,22 +12,15 @@
 --     => 301, 0, 0, CR93E-10279, 0.0
 CREATE OR REPLACE TEMP MACRO rf_read_qrels_prefs(path) AS TABLE
     WITH lines AS (
-        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
-        WHERE NOT starts_with(line, '#')
+        SELECT * FROM rf__lines(path) WHERE NOT starts_with(line, '#')
     ), fields AS (
         SELECT line,
-               CASE WHEN len(f) = 4 THEN f
-                    ELSE error('rf_read_qrels_prefs: expected 4 fields (qid jg docid level), found '
-                               || len(f)::VARCHAR || ' in line: ' || line)
-               END AS f
+               rf__n_fields('rf_read_qrels_prefs', f, 4, 'qid jg docid level', line) AS f
         FROM lines
         WHERE len(f) > 0
     ), parsed AS (
         SELECT line, f,
-               CASE WHEN regexp_full_match(f[4], '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
-                    THEN TRY_CAST(f[4] AS DOUBLE) END AS level
+               rf__number(f[4]) AS level
         FROM fields
     )
     SELECT f[1] AS qid, f[2] AS jg, '0' AS jsg, f[3] AS docid,

@@ -19,9 +19,7 @@
 --     => 3900, 39
 CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
     WITH lines AS (
-        SELECT line, regexp_extract_all(line, '[^ \t\n\v\f\r]+') AS f
-        FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                      quote = '', escape = '', auto_detect = false, strict_mode = false)
+        SELECT * FROM rf__lines(path)
     ), fields AS (
         SELECT line,
                CASE WHEN len(f) >= 6 THEN f
@@ -32,11 +30,8 @@ CREATE OR REPLACE TEMP MACRO rf_read_run(path) AS TABLE
         WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
     ), parsed AS (
         SELECT line, f,
-               CASE WHEN regexp_full_match(f[4], '[+-]?[0-9]+')
-                    THEN TRY_CAST(f[4] AS BIGINT) END AS rank,
-               CASE WHEN regexp_full_match(f[5],
-                                           '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
-                    THEN TRY_CAST(f[5] AS DOUBLE) END AS score
+               rf__integer(f[4]) AS rank,
+               rf__number(f[5]) AS score
         FROM fields
     )
     SELECT

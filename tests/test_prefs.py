@@ -84,8 +84,8 @@ def test_sql_readers_read_what_the_python_readers_read() -> None:
     import duckdb
 
     con = duckdb.connect()
-    for name in ("read_prefs", "read_qrels_prefs"):
-        con.execute((Path(__file__).parent.parent / "sql" / f"rf_{name}.sql").read_text())
+    for name in ("_helpers", "rf_read_prefs", "rf_read_qrels_prefs"):  # helpers first
+        con.execute((Path(__file__).parent.parent / "sql" / f"{name}.sql").read_text())
     for macro, reader, path in (("rf_read_prefs", read_prefs, "prefs.comment.test"),
                                 ("rf_read_qrels_prefs", read_qrels_prefs, "qrels.test")):
         sql = con.sql(f"SELECT * FROM {macro}('{DATA / path}')").pl()

@@ -1,5 +1,6 @@
 """Whitespace-separated text files as a table of fields, for the readers of trec_eval's
-other input formats (:mod:`rankframe.io.groups`, :mod:`rankframe.io.zscores`).
+input formats (:mod:`rankframe.io.trec`, :mod:`rankframe.io.prefs`, :mod:`rankframe.io.groups`,
+:mod:`rankframe.io.zscores`).
 
 A file is read once as :func:`rankframe.io.source.read_text_bytes` reads it (plain or gzip,
 UTF-8 or a byte-order mark, no NUL bytes, lines up to 1 MiB); fields are separated by runs
@@ -17,10 +18,15 @@ import polars as pl
 
 from rankframe.io.source import fail
 
-__all__ = ["INTEGER", "NUMBER", "field", "first_problem", "lines_of", "repeated"]
+__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "first_problem", "lines_of", "parse",
+           "repeated"]
 
-_BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
-#: An integer as trec_eval's files write one (the pattern rankframe.io.read_qrels accepts).
+#: C's isspace() blanks other than space and LF, mapped to spaces byte for byte (they never
+#: occur inside a UTF-8 multi-byte sequence); runs of spaces are then collapsed.
+BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
+# Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
+# (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
+#: An integer as trec_eval's files write one.
 INTEGER: Final = r"^[+-]?[0-9]+$"
 #: A decimal number, optionally with an exponent.
 NUMBER: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
@@ -31,7 +37,7 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     """Columns ``line`` (1-based) and ``fields`` (list of str) of every data line of
     ``data``, each holding exactly ``len(layout)`` fields; raises for the first line that
     does not, for text that is not UTF-8, and for a file without data lines."""
-    blank = data.translate(_BLANKS)
+    blank = data.translate(BLANKS)
     try:
         text = blank.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -60,6 +66,11 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
 def field(i: int) -> pl.Expr:
     """The i-th field (0-based) of the ``fields`` column."""
     return pl.col("fields").list.get(i, null_on_oob=True)
+
+
+def parse(raw: pl.Expr, pattern: str, dtype: type[pl.DataType]) -> pl.Expr:
+    """``raw`` cast to ``dtype`` where it matches ``pattern`` (and fits), else NULL."""
+    return pl.when(raw.str.contains(pattern)).then(raw.cast(dtype, strict=False))
 
 
 def first_problem(source: Path, frame: pl.DataFrame, problem: pl.Expr) -> None:

@@ -13,7 +13,7 @@ from typing import Final
 
 import polars as pl
 
-from rankframe.io.fields import INTEGER, field, first_problem, lines_of, repeated
+from rankframe.io.fields import INTEGER, field, first_problem, lines_of, parse, repeated
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["QRELS_JG_LAYOUT", "read_qrels_jg"]
@@ -61,7 +61,7 @@ def read_qrels_jg(path: str | os.PathLike[str]) -> pl.DataFrame:
     raw_rel = field(3)
     table = lines.select(
         "line", qid=field(0), jg=field(1), docid=field(2),
-        rel=pl.when(raw_rel.str.contains(INTEGER)).then(raw_rel.cast(pl.Int64, strict=False)),
+        rel=parse(raw_rel, INTEGER, pl.Int64),
         raw_rel=raw_rel,
     )
     first_problem(source, table, pl.when(pl.col("rel").is_null()).then(

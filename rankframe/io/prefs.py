@@ -21,15 +21,13 @@ from typing import Final
 
 import polars as pl
 
+from rankframe.io.fields import BLANKS, NUMBER, field, first_problem, parse
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["PREFS_LAYOUT", "QRELS_PREFS_LAYOUT", "read_prefs", "read_qrels_prefs"]
 
 PREFS_LAYOUT: Final = ("qid", "jg", "jsg", "docid", "level")
 QRELS_PREFS_LAYOUT: Final = ("qid", "jg", "docid", "level")
-# The number syntax of rankframe.io.read_run's scores (and of sql/rf_read_prefs.sql).
-_NUMBER: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
 _SCHEMA: Final = {"qid": pl.String, "jg": pl.String, "jsg": pl.String, "docid": pl.String,
                   "level": pl.Float64}
 
@@ -85,7 +83,7 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> pl.DataFrame:
 def _lines(source: Path, kind: str) -> pl.DataFrame:
     """Columns ``line`` (1-based) and ``fields`` for every line neither blank nor a comment
     (``#`` in the first column)."""
-    data = read_text_bytes(source, kind).translate(_BLANKS)
+    data = read_text_bytes(source, kind).translate(BLANKS)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -108,14 +106,13 @@ def _lines(source: Path, kind: str) -> pl.DataFrame:
 def _read(source: Path, layout: tuple[str, ...], kind: str) -> pl.DataFrame:
     lines = _lines(source, kind)
     found = pl.col("fields").list.len()
-    raw = pl.col("fields").list.get(len(layout) - 1, null_on_oob=True)
-    columns = {name: pl.col("fields").list.get(i, null_on_oob=True)
-               for i, name in enumerate(layout) if name != "level"}
+    raw = field(len(layout) - 1)
+    columns = {name: field(i) for i, name in enumerate(layout) if name != "level"}
     if "jsg" not in columns:
         columns["jsg"] = pl.lit("0")
     parsed = lines.select(
         "line", found=found, raw=raw, **columns,
-        level=pl.when(raw.str.contains(_NUMBER)).then(raw.cast(pl.Float64, strict=False)),
+        level=parse(raw, NUMBER, pl.Float64),
     )
     problem = (
         pl.when(pl.col("found") != len(layout))
@@ -127,9 +124,7 @@ def _read(source: Path, layout: tuple[str, ...], kind: str) -> pl.DataFrame:
     if kind == "prefs":
         problem = problem.when(pl.col("level") < 0).then(
             pl.format("level '{}' is negative; prefs levels are >= 0 (0: not relevant)", "raw"))
-    first = parsed.select("line", problem=problem).drop_nulls("problem").head(1)
-    if first.height:
-        raise fail(source, *first.row(0))
+    first_problem(source, parsed, problem)
     table = parsed.select("line", *_SCHEMA).cast(_SCHEMA)  # type: ignore[arg-type]
     _check_repeats(source, table, kind)
     _check_zero(source, table)

@@ -22,19 +22,14 @@ from typing import Final
 import polars as pl
 
 from rankframe.errors import InputWarning
+from rankframe.io.fields import BLANKS, INTEGER, NUMBER, field, first_problem, parse
 from rankframe.io.source import fail, read_text_bytes
 from rankframe.table.keys import pair_key
 
 __all__ = ["read_qrels", "read_run"]
 
 # Field separators are runs of the characters C's isspace() accepts: trec_eval reads its
-# files with sscanf("%s"). Tab, vertical tab, form feed and CR become spaces byte for byte
-# (they never occur inside a UTF-8 multi-byte sequence), then runs of spaces are collapsed.
-_BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
-# Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
-# (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
-_INTEGER: Final = r"^[+-]?[0-9]+$"
-_DECIMAL: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+# files with sscanf("%s") (rankframe.io.fields.BLANKS).
 # Text is handed to Polars in pieces of about this many bytes, cut at line ends: pieces
 # are split into lines in parallel, and no string comes near Polars' 4 GiB limit.
 _CHUNK_BYTES: Final = 1 << 20
@@ -91,16 +86,16 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
         return fast.select("qid", "docid", "rank", "score", "tag")
     lines = _data_lines(source, data, "run")
     wrong_count, count_message = _field_count("run", RUN_LAYOUT, extra=True)
-    raw_rank, raw_score = _field(3), _field(4)
+    raw_rank, raw_score = field(3), field(4)
     # trec_eval skips the rank field; kept as an integer when it is one, else NULL.
     parsed = lines.select(
         "line",
         count_message=pl.when(wrong_count).then(count_message),
-        qid=_field(0),
-        docid=_field(2),
-        rank=_parse(raw_rank, _INTEGER, pl.Int64),
-        score=_parse(raw_score, _DECIMAL, pl.Float64),
-        tag=_field(5),
+        qid=field(0),
+        docid=field(2),
+        rank=parse(raw_rank, INTEGER, pl.Int64),
+        score=parse(raw_score, NUMBER, pl.Float64),
+        tag=field(5),
         raw_score=raw_score,
     )
     problem = (
@@ -109,7 +104,7 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
         .when(pl.col("score").is_null() | pl.col("score").is_infinite())
         .then(pl.format("score '{}' is not a finite number", "raw_score"))
     )
-    _raise_first(source, parsed, problem)
+    first_problem(source, parsed, problem)
     _raise_duplicate(source, parsed, "run")
     return parsed.select("qid", "docid", "rank", "score", "tag")
 
@@ -160,13 +155,13 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
         return fast.select("qid", "docid", "rel")
     lines = _data_lines(source, data, "qrels")
     wrong_count, count_message = _field_count("qrels", QRELS_LAYOUT)
-    raw_rel = _field(3)
+    raw_rel = field(3)
     parsed = lines.select(
         "line",
         count_message=pl.when(wrong_count).then(count_message),
-        qid=_field(0),
-        docid=_field(2),
-        rel=_parse(raw_rel, _INTEGER, pl.Int64),
+        qid=field(0),
+        docid=field(2),
+        rel=parse(raw_rel, INTEGER, pl.Int64),
         raw_rel=raw_rel,
     )
     problem = (
@@ -175,14 +170,10 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
         .when(pl.col("rel").is_null())
         .then(pl.format("relevance grade '{}' is not an integer", "raw_rel"))
     )
-    _raise_first(source, parsed, problem)
+    first_problem(source, parsed, problem)
     _raise_duplicate(source, parsed, "qrels")
     return parsed.select("qid", "docid", "rel")
 
-
-def _parse(raw: pl.Expr, pattern: str, dtype: type[pl.DataType]) -> pl.Expr:
-    """``raw`` cast to ``dtype`` where it matches ``pattern`` (and fits), else NULL."""
-    return pl.when(raw.str.contains(pattern)).then(raw.cast(dtype, strict=False))
 
 
 # Bytes that a plainly laid out file never holds: blanks other than the single space that
@@ -236,7 +227,7 @@ def _read_text(source: Path, data: bytes, kind: str) -> list[str]:
     """The text of ``data`` (UTF-8, NUL-free: see :mod:`rankframe.io.source`) as a few
     strings, each a whole number of lines, newlines dropped at the piece boundaries so that
     splitting every piece on ``\\n`` yields the file's lines."""
-    data = data.translate(_BLANKS)
+    data = data.translate(BLANKS)
     pieces: list[str] = []
     start = 0
     while start < len(data):
@@ -290,10 +281,10 @@ def _data_lines(source: Path, data: bytes, kind: str) -> pl.DataFrame:
 def _warn_commented_data(source: Path, comments: pl.DataFrame, kind: str) -> None:
     """Warn about the comment lines shaped like data lines (see :func:`_data_lines`)."""
     layout, value, pattern = (
-        (RUN_LAYOUT, 4, _DECIMAL) if kind == "run" else (QRELS_LAYOUT, 3, _INTEGER))
+        (RUN_LAYOUT, 4, NUMBER) if kind == "run" else (QRELS_LAYOUT, 3, INTEGER))
     shaped = comments.filter(
         pl.col("fields").list.len() == len(layout),
-        _field(value).str.contains(pattern),
+        field(value).str.contains(pattern),
     )
     if shaped.height:
         line, fields = shaped.row(0)[0], shaped.row(0)[2]
@@ -318,17 +309,6 @@ def _field_count(kind: str, layout: tuple[str, ...], *, extra: bool = False
     return (found < len(layout)) if extra else (found != len(layout)), message
 
 
-def _field(i: int) -> pl.Expr:
-    """The i-th field (0-based), NULL on a line that is too short."""
-    return pl.col("fields").list.get(i, null_on_oob=True)
-
-
-def _raise_first(source: Path, frame: pl.DataFrame, problem: pl.Expr) -> None:
-    """Raise for the first line where ``problem`` (a message, NULL when fine) is set."""
-    first = frame.select("line", problem=problem).drop_nulls("problem").head(1)
-    if first.height:
-        line, message = first.row(0)
-        raise fail(source, line, message)
 
 
 def _raise_duplicate(source: Path, frame: pl.DataFrame, kind: str) -> None:

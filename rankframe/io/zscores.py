@@ -12,7 +12,7 @@ from typing import Final
 
 import polars as pl
 
-from rankframe.io.fields import NUMBER, field, first_problem, lines_of, repeated
+from rankframe.io.fields import NUMBER, field, first_problem, lines_of, parse, repeated
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["ZSCORES_LAYOUT", "read_zscores"]
@@ -59,8 +59,7 @@ def read_zscores(path: str | os.PathLike[str]) -> pl.DataFrame:
                      comments=False)
 
     def number(i: int) -> pl.Expr:
-        raw = field(i)
-        value = pl.when(raw.str.contains(NUMBER)).then(raw.cast(pl.Float64, strict=False))
+        value = parse(field(i), NUMBER, pl.Float64)
         return pl.when(value.is_finite()).then(value)
 
     table = lines.select("line", qid=field(0), measure=field(1), mean=number(2),

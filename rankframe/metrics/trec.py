@@ -9,7 +9,6 @@ The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Literal, TypeAlias
 
@@ -19,6 +18,8 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
+    divide,
+    exact_log2,
     is_judged,
     judged_nonrelevant,
     label,
@@ -27,6 +28,7 @@ from rankframe.metrics.expr import (
     ratio,
     relevant,
     retrieved,
+    sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -36,55 +38,6 @@ GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
 
 def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
     return count(relevant(rel, threshold) & retrieved(rank, k))
-
-
-_TABLE_BOUND = 1 << 22
-_tables: list[pl.Series] = [pl.Series([0.0], dtype=pl.Float64)]
-
-
-def _log2_table(size: int) -> pl.Series:
-    """0.0, then math.log2(i) for i = 1, 2, ...: at least ``size`` entries (grown by doubling
-    and kept for the process; a list swap, so threads see a whole table)."""
-    table = _tables[-1]
-    if len(table) < size:
-        grown = min(1 << (size - 1).bit_length(), _TABLE_BOUND + 1)
-        table = pl.Series([0.0, *(math.log2(i) for i in range(1, grown))], dtype=pl.Float64)
-        _tables.append(table)
-        del _tables[:-1]
-    return table
-
-
-def _c_log2(values: pl.Series) -> pl.Series:
-    """C's log2 of each value: whole numbers 1.._TABLE_BOUND through a table of
-    ``math.log2`` (:func:`_log2_table`), the others one by one."""
-    x = values.cast(pl.Float64)
-    if x.len() == 0:
-        return x
-    low, high = x.min(), x.max()
-    if (isinstance(low, float) and isinstance(high, float) and x.null_count() == 0
-            and low >= 1 and high <= _TABLE_BOUND and (x.floor() == x).all()):
-        return _log2_table(int(high) + 1).gather(x.cast(pl.Int64)).alias(values.name)
-    whole = ((x >= 1) & (x <= _TABLE_BOUND) & (x.floor() == x)).fill_null(False)
-    top = x.filter(whole).max()
-    table = _log2_table(int(top) + 1 if isinstance(top, float) else 1)
-    out = table.gather(pl.select(pl.when(whole).then(x).otherwise(0.0).cast(pl.Int64)).to_series())
-    others = ~whole & x.is_not_null()
-    if others.any():
-        rest = [math.log2(v) if v > 0 else math.nan for v in x.filter(others).to_list()]
-        out = out.scatter(others.arg_true(), pl.Series(rest, dtype=pl.Float64))
-    return pl.select(pl.when(x.is_not_null()).then(out)).to_series().alias(values.name)
-
-
-def _log2(x: pl.Expr) -> pl.Expr:
-    """log2 as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle): Polars' ``log(2)``
-    divides two natural logarithms and differs in the last bit for some integers. Only the
-    G family's terms go through it (one per relevant or retrieved row)."""
-    return x.map_batches(_c_log2, return_dtype=pl.Float64, is_elementwise=True)
-
-
-def _sequential_sum(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added left to right (as trec_eval's loops add), 0.0 if empty."""
-    return values.cum_sum().last().fill_null(0.0)
 
 
 @validated(METRICS["relative_precision"])
@@ -317,9 +270,7 @@ def unjudged(
     top = count(retrieved(c, k) & ~is_judged(r))
     if k is None:
         return ratio(top, count(retrieved(c))).alias(label("unjudged", k))
-    # Spread k to a column first: Polars divides by a scalar through its reciprocal.
-    share = top.cast(pl.Float64) / (top.cast(pl.Float64) * 0.0 + float(k))
-    return share.alias(label("unjudged", k))
+    return divide(top, float(k)).alias(label("unjudged", k))
 
 
 @validated(METRICS["bin_g"])
@@ -361,8 +312,8 @@ def bin_g(
     shown = retrieved(c)
     flags = relevant(r, threshold).filter(shown).sort_by(c.filter(shown))
     above = ordinals(flags) - flags.cast(pl.Int64).cum_sum()  # non-relevant up to here
-    terms = (1.0 / _log2(above.cast(pl.Float64) + 2.0)).filter(flags)
-    return ratio(_sequential_sum(terms), count(relevant(r, threshold))).alias(
+    terms = (1.0 / exact_log2(above.cast(pl.Float64) + 2.0)).filter(flags)
+    return ratio(sequential_sum(terms), count(relevant(r, threshold))).alias(
         label("bin_g", None))
 
 
@@ -426,5 +377,5 @@ def g(
     costs = ideal.append(found * 0.0).head(found.len()).clip(lower_bound=1.0)
     spent = (2.0 + costs.cum_sum()) - found.cum_sum()
     gaining = found != 0.0
-    terms = found.filter(gaining) / _log2(spent.filter(gaining))
-    return ratio(_sequential_sum(terms), _sequential_sum(ideal)).alias(label("g", None))
+    terms = found.filter(gaining) / exact_log2(spent.filter(gaining))
+    return ratio(sequential_sum(terms), sequential_sum(ideal)).alias(label("g", None))
