@@ -429,13 +429,14 @@ _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def _expected_run(text: str) -> list[tuple[Any, ...]] | None:
-    """The run format, line by line: the rows, or None where the reader must refuse."""
+    """The run format, line by line: the rows, or None where the reader must refuse (fields
+    after the sixth are ignored, as trec_eval ignores them)."""
     rows, seen = [], set()
     for line in text.split("\n"):
         fields = _FIELD.findall(line)
         if not fields or fields[0].startswith("#"):
             continue
-        if len(fields) != 6 or not _DECIMAL.fullmatch(fields[4]):
+        if len(fields) < 6 or not _DECIMAL.fullmatch(fields[4]):
             return None
         score = float(fields[4])
         if not math.isfinite(score) or (fields[0], fields[2]) in seen:
