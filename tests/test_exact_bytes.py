@@ -74,6 +74,10 @@ def test_faces_give_the_oracles_doubles(name: str, checked_face: Face) -> None:
     if checked_face.name == "spark" and name == "g":
         pytest.skip("Spark's G takes log2 of (2 + C) - S, not always whole, by Spark's log2 "
                     "(ln(x) / ln(2)): within 1e-9 only (docs/semantics.md#exactness)")
+    if checked_face.name == "spark" and name == "yaap":
+        pytest.skip("Spark's yaap takes its natural log by the JVM's Math.log, which may "
+                    "differ from C's log in the last bit: within 1e-9 only "
+                    "(docs/semantics.md#exactness)")
     if checked_face.name.startswith("ibis-"):
         pytest.skip("the Ibis faces add with each backend's SUM, in no set order (SQLite has no "
                     "arrays to fold): within 1e-9 only (docs/semantics.md#exactness)")
