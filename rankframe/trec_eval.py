@@ -33,14 +33,14 @@ import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.metrics.prefs import PREFS_COUNTS
-from rankframe.metrics.prefs import PREFS_MEASURES as PREFS_MEASURE_NAMES
-from rankframe.table.series import run_starts
+from rankframe.metrics.registry import PREFS_COUNTS
+from rankframe.metrics.registry import PREFS_MEASURES as PREFS_MEASURE_NAMES
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "CUTOFF_NAMES",
@@ -790,27 +790,40 @@ def summary(measure: TrecMeasure, values: Sequence[float | int]) -> float | int:
     return math.exp(mean) if measure.summary == "gmean" else mean
 
 
-def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
-          per_query_lines: bool = False, summaries: bool = True, judged_only: bool = False,
-          num_rel_all: int | None = None, printed: pl.Series | None = None,
-          zscores: ZScores | None = None) -> list[Line]:
-    """The lines trec_eval prints, in its order.
+class Columns:
+    """Per-query values by column name (``qid`` and printed measure names), read one list
+    at a time: a dict of lists here; a Polars table (:func:`frame_columns`) converts a column
+    only when it is asked for, so a summary never holds more than one as Python objects."""
 
-    ``per_query`` has a ``qid`` column (queries in print order) and one column per printed
-    name (:func:`measure_strings` names them); 11pt_avg is computed here from the eleven
-    iprec_at_recall columns, and rbp_resid set to 0 where no retrieved document is
-    unjudged (from the :data:`RESIDUAL_HELPERS` columns). ``per_query_lines`` is ``-q``;
-    ``summaries`` False is ``-n``.
+    def __init__(self, lists: Mapping[str, Sequence[Any]], height: int) -> None:
+        self._lists, self.height = lists, height
 
-    trec_eval's quirks, reproduced: under ``-c`` it scores a query without results as one
-    unjudged document, then zeroes ``rbp_resid`` but not ``rbp_resid_p=x`` (which so reads
-    1 there, unless ``judged_only``, ``-J``, drops that document); ``num_rel_all`` (under
-    ``-c``, the qrels' grades > 0 counted whatever ``-l``) replaces num_rel's sum.
-    ``printed`` (booleans, one per query) says whose per-query lines are printed (all by
-    default; ``--trec-eval9 -c -q`` leaves out the queries without results).
-    ``zscores`` (``-Z``): every per-query value becomes its :func:`zscore` before it is
-    printed and summarised (counts too: their z-scores are summed and printed as numbers).
-    """
+    def __getitem__(self, name: str) -> Sequence[Any]:
+        return self._lists[name]
+
+    def names(self) -> list[str]:
+        return list(self._lists)
+
+
+class _FrameColumns(Columns):
+    def __init__(self, frame: pl.DataFrame) -> None:
+        super().__init__({}, frame.height)
+        self._frame = frame
+
+    def __getitem__(self, name: str) -> Sequence[Any]:
+        return self._frame.get_column(name).to_list()
+
+    def names(self) -> list[str]:
+        return self._frame.columns
+
+
+def frame_columns(per_query: pl.DataFrame, selected: Selection, *, judged_only: bool = False
+                  ) -> Columns:
+    """A per-query Polars table as :class:`Columns`, with the columns :func:`lines` derives:
+    11pt_avg from the iprec_at_recall levels and rbp_resid's trec_eval quirks (see
+    :func:`list_columns`, the same in Python)."""
+    import polars as pl
+
     table = per_query
     for measure, params in selected:
         if measure.name != "11pt_avg":
@@ -823,8 +836,7 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             total = total + pl.col(name)
         count = total * 0.0 + float(len(levels))
         table = table.with_columns((total / count).alias(measure.names(params)[0]))
-    residuals = [name for m, params in selected if m.name == "rbp_resid"
-                 for name in m.names(params)]
+    residuals = _residual_names(selected)
     if residuals:
         num_ret, judged = (pl.col(c) for c in RESIDUAL_HELPERS)
         unjudged = (num_ret > 0) & (judged < 1)
@@ -834,10 +846,70 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             .when((num_ret == 0) & pl.lit(n.startswith("rbp_resid_p="))).then(empty)
             .otherwise(0.0).alias(n)
             for n in residuals)
+    return _FrameColumns(table)
+
+
+def list_columns(per_query: dict[str, list[Any]], selected: Selection, *,
+                 judged_only: bool = False) -> Columns:
+    """Per-query lists (``qid`` and one list per printed name, as :func:`measure_strings`
+    names them) as :class:`Columns`, with 11pt_avg computed from the eleven iprec_at_recall
+    lists (added from the highest level down, then divided by their number, as trec_eval)
+    and rbp_resid set to 0 where no retrieved document is unjudged (from the
+    :data:`RESIDUAL_HELPERS` lists; under ``-c`` a query without results reads 1 for
+    ``rbp_resid_p=x``, 0 for it with ``judged_only``)."""
+    lists = dict(per_query)
+    for measure, params in selected:
+        if measure.name != "11pt_avg":
+            continue
+        levels = [lists[name] for name in reversed(_level_names(params))]
+        averaged = []
+        for values in zip(*levels, strict=True):
+            total = 0.0
+            for v in values:
+                total += v
+            averaged.append(total / float(len(values)))
+        lists[measure.names(params)[0]] = averaged
+    residuals = _residual_names(selected)
+    if residuals:
+        num_ret, judged = (lists[c] for c in RESIDUAL_HELPERS)
+        empty = 0.0 if judged_only else 1.0
+        for n in residuals:
+            placeholder = empty if n.startswith("rbp_resid_p=") else 0.0
+            lists[n] = [v if r > 0 and j < 1 else placeholder if r == 0 else 0.0
+                        for v, r, j in zip(lists[n], num_ret, judged, strict=True)]
+    return Columns(lists, len(lists["qid"]))
+
+
+def _residual_names(selected: Selection) -> list[str]:
+    return [name for m, params in selected if m.name == "rbp_resid" for name in m.names(params)]
+
+
+def lines(per_query: Columns | pl.DataFrame, selected: Selection, runid: str, *,
+          per_query_lines: bool = False, summaries: bool = True, judged_only: bool = False,
+          num_rel_all: int | None = None, printed: Sequence[bool] | None = None,
+          zscores: ZScores | None = None) -> list[Line]:
+    """The lines trec_eval prints, in its order.
+
+    ``per_query`` has a ``qid`` column (queries in print order) and one column per printed
+    name (:func:`measure_strings` names them): :class:`Columns` from :func:`list_columns`
+    or :func:`frame_columns`, or a Polars table (read as :func:`frame_columns` reads it).
+    ``per_query_lines`` is ``-q``; ``summaries`` False is ``-n``.
+
+    trec_eval's quirks, reproduced: under ``-c`` it scores a query without results as one
+    unjudged document, then zeroes ``rbp_resid`` but not ``rbp_resid_p=x`` (which so reads
+    1 there, unless ``judged_only``, ``-J``, drops that document); ``num_rel_all`` (under
+    ``-c``, the qrels' grades > 0 counted whatever ``-l``) replaces num_rel's sum.
+    ``printed`` (booleans, one per query) says whose per-query lines are printed (all by
+    default; ``--trec-eval9 -c -q`` leaves out the queries without results).
+    ``zscores`` (``-Z``): every per-query value becomes its :func:`zscore` before it is
+    printed and summarised (counts too: their z-scores are summed and printed as numbers).
+    """
+    table = (per_query if isinstance(per_query, Columns)
+             else frame_columns(per_query, selected, judged_only=judged_only))
     # Python lists of every column only for -q and -Z; a summary reads one column at a time.
     lists = per_query_lines or zscores is not None
-    queries = table["qid"].to_list() if lists else []
-    columns = {c: table[c].to_list() for c in table.columns} if lists else {}
+    queries = list(table["qid"]) if lists else []
+    columns = {c: list(table[c]) for c in table.names()} if lists else {}
     printable = [(m, name) for m, params in selected
                  if m.kind not in ("runid", "num_q") for name in m.names(params)]
     z = zscores is not None
@@ -846,7 +918,7 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
             columns[name] = [v if isinstance(v, str) else zscore(v, str(q), name, zscores)
                              for q, v in zip(queries, columns[name], strict=True)]
     out: list[Line] = []
-    shown = [True] * len(queries) if printed is None else printed.to_list()
+    shown = [True] * len(queries) if printed is None else list(printed)
     if per_query_lines:
         for i, qid in enumerate(queries):
             if not shown[i]:
@@ -873,7 +945,7 @@ def lines(per_query: pl.DataFrame, selected: Selection, runid: str, *,
                 continue
             else:
                 for name in measure.names(params):
-                    values = columns[name] if lists else table[name].to_list()
+                    values = columns[name] if lists else table[name]
                     value = (_float_sum(values) if z and measure.summary == "sum"
                              else summary(measure, values))
                     if name == "num_rel" and num_rel_all is not None and not z:
@@ -913,12 +985,15 @@ def format_line(line: Line) -> str:
 def _distinct(queries: pl.Series) -> pl.Series:
     """The distinct values of ``queries``: from the first row of each run of equal values
     when those are distinct already (a run file groups its queries), else by hashing."""
+    from rankframe.table.series import run_starts
+
     heads = queries.gather(run_starts(queries))
     return heads if heads.n_unique() == heads.len() else queries.unique()
 
 
 def unjudged_count(run: pl.DataFrame, qrels: pl.DataFrame) -> int:
     """How many queries of ``run`` have no qrels: trec_eval evaluates none of them."""
+
     queries = _distinct(run.get_column("qid"))
     unjudged: int = queries.filter(queries.is_in(qrels.get_column("qid").implode()).not_()).len()
     return unjudged
@@ -947,6 +1022,8 @@ def select_queries(table: pl.DataFrame, run: pl.DataFrame, *, complete: bool,
     (``-c``), when they stay and score 0. No query left is an error (``name`` starts its
     message).
     """
+    import polars as pl
+
     if not complete:
         table = table.filter(pl.col("qid").is_in(_distinct(run.get_column("qid")).implode()))
     if table.height == 0:

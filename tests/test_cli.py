@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankframe.cli import main
-from tests.trec_data import TrecCase, trec_cases
+from tests.conftest import REPO
+from tests.trec_data import ENGINES, TrecCase, trec_cases
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -136,11 +137,11 @@ def test_output_is_trec_eval_byte_for_byte(
     for spec in specs or []:
         args += ["-m", spec]
     outputs = []
-    for engine in ("polars", "duckdb"):
+    for engine in ENGINES:
         status, out, _ = run_cli([*args, "--engine", engine, str(qrels), str(run)], capsys)
         assert status == 0
         outputs.append(out)
-    assert outputs[0] == outputs[1], "both engines print the same bytes"
+    assert len(set(outputs)) == 1, "every engine prints the same bytes"
     assert outputs[0] == expected
 
 
@@ -290,7 +291,7 @@ def _example(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
-@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_eval_takes_rankframe_measure_strings(engine: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     """``-m ndcg@10`` prints what ``-m ndcg_cut.10`` prints, byte for byte, under trec_eval's
@@ -379,3 +380,44 @@ def test_compare_takes_trec_eval_forms(capsys: pytest.CaptureFixture[str]) -> No
     grammar = _example(["compare", "-m", "ndcg@10", "--format", "csv"], capsys)
     trec = _example(["compare", "-m", "ndcg_cut.10", "--format", "csv"], capsys)
     assert grammar.replace("ndcg@10", "ndcg_cut_10") == trec
+
+
+# --- --engine auto: small plain files in pure Python, anything else on Polars -------------
+
+PLAIN_VARIANTS = {
+    "comment line": lambda text: "# a comment\n" + text,
+    "tabs and CRLF": lambda text: text.replace(" ", "\t").replace("\n", "\r\n"),
+    "a seventh field": lambda text: text.replace("\n", " extra\n"),
+    "a repeated line": lambda text: text + text.splitlines(keepends=True)[0],
+    "a score that is not a number": lambda text: text.replace(" 1 ", " 1 x", 1),
+    "an infinite score": lambda text: "q9 Q0 d1 1 1e999 t\n" + text,
+}
+
+
+@pytest.mark.parametrize("variant", PLAIN_VARIANTS)
+def test_auto_engine_matches_polars_on_files_outside_the_plain_layout(
+        variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever path ``--engine auto`` takes, it prints what Polars prints: the same output,
+    the same warnings, the same errors (naming the line)."""
+    data = REPO / "examples" / "data"
+    run = write(tmp_path / "run.txt", PLAIN_VARIANTS[variant]((data / "run.bm25.txt").read_text()))
+    args = ["eval", "-q", "-c", "-m", "all_trec", str(data / "qrels.txt"), str(run)]
+    auto, polars = (run_cli([*args, "--engine", e], capsys) for e in ("auto", "polars"))
+    assert auto == polars
+
+
+def test_auto_engine_leaves_large_runs_to_polars(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from rankframe.cli import eval_small
+
+    data = REPO / "examples" / "data"
+    args = ["eval", str(data / "qrels.txt"), str(data / "run.bm25.txt")]
+    small = run_cli(args, capsys)
+    monkeypatch.setattr(eval_small, "LIMIT_BYTES", 10)
+    def refused(*args: object, **kwargs: object) -> None:
+        raise LookupError("the pure-Python path was taken")
+
+    monkeypatch.setattr(eval_small, "prepare", refused)
+    assert run_cli(args, capsys) == small
+    with pytest.raises(LookupError):  # the explicit engine is honoured
+        main([*args, "--engine", "python"])

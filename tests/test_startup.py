@@ -1,9 +1,9 @@
 """Start-up: ``import rankframe`` and ``rankframe eval`` load only what the work needs.
 
 Each check runs a fresh interpreter and lists the modules it ended with: the library alone
-imports neither Polars nor any engine; the command line's default path (the Polars engine,
-trec output) imports no DuckDB, pyarrow, NumPy, SciPy, Matplotlib or pandas, and none of
-the other subcommands' machinery.
+imports neither Polars nor any engine; ``rankframe eval`` on small plain files (``--engine
+auto``'s pure-Python path) imports no Polars either, and on Polars it imports no DuckDB,
+pyarrow, NumPy, SciPy, Matplotlib or pandas, and none of the other subcommands' machinery.
 """
 
 from __future__ import annotations
@@ -45,14 +45,29 @@ def test_public_names_import_on_first_use() -> None:
     assert top_level(modules) & set(HEAVY) == set()
 
 
-@pytest.mark.parametrize("fmt", ["trec", "csv"])
-def test_eval_default_path_imports_only_what_it_uses(fmt: str) -> None:
+def _eval_modules(*options: str) -> set[str]:
     code = ("from rankframe.cli.main import main\n"
-            f"status = main(['eval', '--format', '{fmt}', 'examples/data/qrels.txt', "
-            "'examples/data/run.bm25.txt'])\n"
+            f"status = main(['eval', {', '.join(repr(o) for o in options)}, "
+            "'examples/data/qrels.txt', 'examples/data/run.bm25.txt'])\n"
             "assert status == 0")
-    modules = loaded_modules(code)
+    return loaded_modules(code)
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv"])
+def test_eval_on_small_plain_files_imports_no_polars(fmt: str) -> None:
+    """``--engine auto`` evaluates small plain files in pure Python: no dataframe library."""
+    modules = _eval_modules("--format", fmt)
+    assert "rankframe.cli.eval_small" in modules and "rankframe.reference" in modules
+    assert top_level(modules) & {"polars", *HEAVY} == set()
+    assert {m for m in modules if m.startswith("rankframe.metrics.")} == {
+        "rankframe.metrics.registry"}  # the declarations, not the builders
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv"])
+def test_eval_polars_path_imports_only_what_it_uses(fmt: str) -> None:
+    modules = _eval_modules("--engine", "polars", "--format", fmt)
     assert "rankframe.io.trec" in modules  # it did the work
+    assert "rankframe.cli.eval_small" not in modules
     assert top_level(modules) & set(HEAVY) == set()
     waiting = {"rankframe.analysis.compare", "rankframe.analysis.report",
                "rankframe.faces.duckdb"}

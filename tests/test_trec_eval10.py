@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from rankframe import trec_eval
 from rankframe.cli import main
 from rankframe.errors import MeasureError
-from tests.trec_data import TrecCase
+from tests.trec_data import ENGINES, TrecCase
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 #: Roots of trec_eval measures rankframe does not compute yet.
@@ -146,7 +146,7 @@ def test_random_cases_match_trec_eval10(binary: Path,
         assert done.returncode == 0, done.stderr
         nan = not_a_number(done.stdout)
         expected = kept(done.stdout, nan)
-        for engine in ("polars", "duckdb"):
+        for engine in ENGINES:
             got = kept(rankframe_eval([*args[:-2], "--engine", engine, *args[-2:]]), nan)
             assert got == expected, (engine, args)
 
@@ -171,7 +171,7 @@ QUICKTEST = [
 
 
 @pytest.mark.parametrize(("args", "output"), QUICKTEST, ids=[o for _, o in QUICKTEST])
-@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_trec_eval_own_tests(args: list[str], output: str, engine: str) -> None:
     """Line for line, byte for byte, less the lines of measures rankframe lacks (and
     ``-m`` specs of them), none today."""
@@ -188,7 +188,7 @@ def test_collection_size_reaches_utility(binary: Path, options: list[str]) -> No
     args = ["-q", *options, "-m", "utility.1,-1,0.5,1", str(DATA / "qrels.test"),
             str(DATA / "results.trunc")]
     done = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True)
-    for engine in ("polars", "duckdb"):
+    for engine in ENGINES:
         assert rankframe_eval(["--engine", engine, *args]) == done.stdout
 
 
@@ -207,5 +207,5 @@ def test_dcg_gain_pairs_match_trec_eval10(binary: Path, spec: str, qrels: str) -
         done = subprocess.run([str(binary), *args], capture_output=True, text=True,
                               check=True)
         assert done.stdout.startswith(spec.replace(".", "_", 1))
-        for engine in ("polars", "duckdb"):
+        for engine in ENGINES:
             assert rankframe_eval(["--engine", engine, *args]) == done.stdout, (engine, args)

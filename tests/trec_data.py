@@ -21,6 +21,10 @@ DOC_IDS = st.one_of(
 SCORES = st.one_of(st.sampled_from([0.0, 1.0, 1.5, 2.0, 2.5]), st.floats(-5, 5, width=32))
 GRADES = st.sampled_from([-1, 0, 0, 1, 1, 2, 3])
 
+#: The engines of ``rankframe eval`` the tests hold to trec_eval: pure Python (small plain
+#: inputs, --engine auto's choice for them), Polars and DuckDB.
+ENGINES = ("python", "polars", "duckdb")
+
 
 @dataclass
 class TrecCase:

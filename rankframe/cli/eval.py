@@ -26,58 +26,27 @@ import contextlib
 import glob
 import os
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn
 
-import polars as pl
-
-from rankframe import __version__, faces, groups, trec_eval
-from rankframe.analysis.runs import RunFileResult, trec_eval_per_query, trec_eval_run_file
-from rankframe.errors import InputError, MeasureError, RankframeError
-from rankframe.io import (
-    read_prefs,
-    read_qrels,
-    read_qrels_jg,
-    read_qrels_prefs,
-    read_run,
-    read_zscores,
-)
-from rankframe.measures import canonical, measure_names, parse, trec_eval_name
-from rankframe.metrics.prefs import prefs_evaluate
+from rankframe import __version__, faces, trec_eval
+from rankframe.cli.eval_plan import FORMATS, Plan, RunEvaluator, plan, selection
+from rankframe.errors import InputError, RankframeError
+from rankframe.measures import measure_names
 from rankframe.validation import MAX_CUTOFF
 
-__all__ = ["FORMATS", "add_parser", "measure_help", "run", "run_paths", "selection"]
+__all__ = ["ENGINES", "FORMATS", "Plan", "add_parser", "measure_help", "plan", "run",
+           "run_paths", "selection"]
 
 
-_QUERIES_ONLY = "num_ret"
 #: The trec_eval release whose output ``rankframe eval`` reproduces (``-v``).
 TREC_EVAL_VERSION = "10.0-rc3"
 
 
-def _qrels_per_query(path: str, qrels: pl.DataFrame, needed: list[str],
-                     args: argparse.Namespace, name: str) -> RunFileResult:
-    """The run file streamed in blocks of whole queries (bounded memory)."""
-    return trec_eval_run_file(path, qrels, needed, all_queries=args.c, depth=args.M,
-                              ties=args.ties, threshold=args.l, engine=args.engine,
-                              judged_only=args.J, name=name)
-
-
-def _groups_per_query(path: str, qrels_jg: pl.DataFrame, needed: list[str],
-                      args: argparse.Namespace, name: str) -> RunFileResult:
-    """Each measure per (query, judgment group), then averaged over the query's groups."""
-    if args.ties != "docid":
-        raise RankframeError("-R qrels_jg: --ties average is not available for judgment groups")
-    run = read_run(path)
-    keyed_run, keyed_qrels, mapping = groups.group_keys(run, qrels_jg)
-    per_group = trec_eval_per_query(keyed_run, keyed_qrels, needed, all_queries=args.c,
-                                    depth=args.M, threshold=args.l, engine=args.engine,
-                                    judged_only=args.J, name=name)
-    per_query = groups.average_groups(groups.unkey(per_group, mapping))
-    runid = str(run["tag"][0]) if run.height else ""
-    return RunFileResult(per_query, runid, trec_eval.unjudged_count(run, qrels_jg),
-                         run["qid"].unique())
-
+#: --engine: ``auto`` (pure Python for small plain inputs, else Polars), ``python`` (pure
+#: Python, :mod:`rankframe.cli.small`), or a face that evaluates Polars frames.
+ENGINES = ("auto", "python", *faces.ENGINES)
 
 #: ``-T`` formats (trec_eval 10 has one).
 RESULTS_FORMATS = ("trec_results",)
@@ -192,8 +161,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="tied scores: break by docid as trec_eval (default), or report "
                         "the expected value over all orderings of tied documents "
                         "(P, recall, ndcg, ndcg_cut, map, map_cut, recip_rank)")
-    parser.add_argument("--engine", choices=faces.ENGINES, default="polars",
-                        help="engine that computes the metrics (same output)")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="what computes the measures, with the same output: python (the "
+                        "reference functions in pure Python; plain -R qrels files only), "
+                        "polars or duckdb; auto (default): python for plain inputs of up to "
+                        "1 MB of run text, which it finishes before Polars would have "
+                        "loaded, else polars")
     parser.add_argument("--format", choices=("trec", "csv", "json", "parquet"),
                         default="trec",
                         help="output format (default trec: each run as trec_eval prints it); "
@@ -231,27 +204,6 @@ def _write(lines: list[trec_eval.Line], fmt: str, out: Any) -> None:
         out.write("\n")
 
 
-def _tidy(name: str, lines: list[trec_eval.Line]) -> pl.DataFrame:
-    """One run's lines as rows (run, qid, measure, value); the runid line is left out, the
-    run column names the run."""
-    rows = [line for line in lines if not isinstance(line.value, str)]
-    return pl.DataFrame(
-        {"run": [name] * len(rows), "qid": [line.query for line in rows],
-         "measure": [line.name for line in rows], "value": [float(line.value) for line in rows]},
-        schema={"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64},
-    )
-
-
-def _write_table(table: pl.DataFrame, fmt: str, out: Any) -> None:
-    """The tidy table of every run as csv, json (a list of records) or parquet."""
-    if fmt == "parquet":
-        table.write_parquet(out)
-    elif fmt == "csv":
-        out.write(table.write_csv())
-    else:
-        out.write(table.write_json() + "\n")
-
-
 def run_paths(specs: list[str]) -> list[str]:
     """The run files named on the command line: a name as given when such a file exists or
     it has no glob characters, else the files the pattern matches, sorted.
@@ -271,55 +223,6 @@ def run_paths(specs: list[str]) -> list[str]:
             raise InputError(f"{spec}: no run file matches this pattern")
         paths.extend(found)
     return paths
-
-
-def selection(specs: list[str] | None) -> trec_eval.Selection:
-    """What ``-m`` options select: trec_eval specs as :func:`rankframe.trec_eval.select`
-    reads them, rankframe measure strings under trec_eval's name for the same measure, or
-    else (in the order given, after trec_eval's measures) under their canonical string."""
-    if specs is None:
-        return trec_eval.select(None)
-    trec_specs: list[str] = []
-    extra: dict[str, trec_eval.TrecMeasure] = {}
-    for spec in specs:
-        if trec_eval.is_spec(spec):
-            trec_specs.append(spec)
-            continue
-        try:
-            name = trec_eval_name(spec)
-        except MeasureError as exc:
-            if "@" in spec or "(" in spec:
-                raise MeasureError(f"-m {spec}: {exc}") from None
-            supported = ", ".join(m.name for m in trec_eval.TREC_MEASURES)
-            raise MeasureError(
-                f"-m {spec}: unknown measure {spec!r}; use a trec_eval measure ({supported}), "
-                f"a nickname ({', '.join(trec_eval.NICKNAMES)}) or a rankframe measure string "
-                "such as ndcg@10 (see rankframe eval --help)") from None
-        if name is not None:
-            trec_specs.append(trec_eval.spec_of(name))
-        else:
-            string = canonical(spec)
-            extra[string] = trec_eval.rankframe_measure(string, parse(spec).summary)
-    return trec_eval.select(trec_specs) + [(m, None) for m in extra.values()]
-
-
-def _check_formats(selected: trec_eval.Selection, rel_format: str) -> None:
-    """Every selected measure is computed from the ``-R`` format."""
-    for needs, names in trec_eval.formats(selected).items():
-        if needs != rel_format:
-            raise MeasureError(
-                f"-R {rel_format}: {', '.join(names)} "
-                f"{'needs' if len(names) == 1 else 'need'} -R {needs}"
-                + (" (judgment groups: -m qrels_jg)" if rel_format == "qrels_jg" else ""))
-
-
-def _zscores(path: str | None) -> trec_eval.ZScores | None:
-    if path is None:
-        return None
-    table: dict[str, dict[str, tuple[float, float]]] = {}
-    for qid, name, mean, stddev in read_zscores(path).iter_rows():
-        table.setdefault(qid, {})[name] = (mean, stddev)
-    return table
 
 
 def run(args: argparse.Namespace) -> int:
@@ -351,10 +254,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output is None and sys.stdout.isatty():
         raise RankframeError("--format parquet writes binary data: name a file with --output FILE, "
                              "or redirect stdout")
-    evaluate_one = _EVALUATORS[args.R](args)  # checks the options and measures first
-    relevance = _READERS[args.R](args.qrels)
+    relevance, evaluate_one = _prepared(args, paths, tidy)
 
-    def lines_of(path: str, relevance: pl.DataFrame) -> tuple[int, list[trec_eval.Line]]:
+    def lines_of(path: str, relevance: Any) -> tuple[int, list[trec_eval.Line]]:
         return evaluate_one(path, relevance, f"run {path}" if several else "")
 
     results = (_evaluate_all(paths, relevance, lines_of, args.threads) if several
@@ -367,107 +269,40 @@ def run(args: argparse.Namespace) -> int:
                 note = trec_eval.unjudged_note(unjudged, f"run {path}" if several else "")
                 print(f"rankframe: {note}", file=sys.stderr)
             if tidy:
-                tables.append(_tidy(path, lines))
+                tables.append((path, lines))
             else:
                 _write(lines, args.format, out)
         if tidy:
-            _write_table(pl.concat(tables), args.format, out)
+            from rankframe.cli.eval_frames import write_tidy
+
+            write_tidy(tables, args.format, out)
     return 0
 
 
-#: One run evaluated: (run file, relevance table, a name for messages) ->
-#: (run queries without relevance information, the lines trec_eval prints).
-RunEvaluator = Callable[[str, pl.DataFrame, str], tuple[int, list[trec_eval.Line]]]
+def _prepared(args: argparse.Namespace, paths: list[str], tidy: bool
+              ) -> tuple[Any, RunEvaluator]:
+    """The relevance file read and what evaluates one run against it: pure Python
+    (:mod:`rankframe.cli.eval_small`) for ``--engine python``, and for ``auto`` when it takes the
+    input (small plain files); else Polars (:mod:`rankframe.cli.eval_frames`), imported only
+    then."""
+    if args.engine in ("auto", "python"):
+        from rankframe.cli import eval_small as small
+
+        auto = args.engine == "auto"
+        why = small.unsuitable(args, paths, tidy, auto=auto)
+        if why is None:
+            prepared = small.prepare(args, paths, plan(args), plain_only=auto)
+            if prepared is not None:
+                return prepared
+            why = "a measure reads more than (rel, rank)"
+        if not auto:
+            raise RankframeError(f"--engine python: {why}; use --engine polars")
+    from rankframe.cli import eval_frames as frames
+
+    return frames.prepare(args)
 
 
-def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
-    """``-R qrels`` (the default) and ``-R qrels_jg``: every measure but the preference
-    ones (a judgment-group measure needs ``qrels_jg``, the others ``qrels``)."""
-    selected = selection(args.m)
-    _check_formats(selected, args.R)
-    zscores = _zscores(args.Z)
-    if args.N < 0:
-        raise RankframeError(f"-N must be a number of documents >= 0, got {args.N}")
-    strings = trec_eval.measure_strings(selected, trec_eval9=args.trec_eval9, ties=args.ties,
-                                        num_docs=args.N, judged_only=args.J)
-    # runid and num_q alone need only the queries: any measure lists them.
-    needed = list(dict.fromkeys(strings.values())) or [_QUERIES_ONLY]
-    per_query_of = _groups_per_query if args.R == "qrels_jg" else _qrels_per_query
-
-    def evaluate_one(path: str, qrels: pl.DataFrame, name: str
-                     ) -> tuple[int, list[trec_eval.Line]]:
-        per_query, runid, unjudged, run_queries = per_query_of(path, qrels, needed, args, name)
-        # One column per printed name (two names may share a measure string).
-        per_query = per_query.select(
-            "qid", *(pl.col(string).alias(printed) for printed, string in strings.items()))
-        _, only = args.D
-        if only is not None:  # -D level.qid: that query alone, as trec_eval
-            per_query = per_query.filter(pl.col("qid") == only)
-            if per_query.height == 0:
-                raise RankframeError(f"-D {args.D[0]}.{only}: no query {only!r} with both "
-                                     "results and relevance info")
-        # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
-        num_rel_all = int((qrels["rel"] > 0).sum()) if args.c and only is None else None
-        shown = None
-        if args.trec_eval9 and args.c:  # 9.x prints no lines for queries without results
-            shown = per_query["qid"].is_in(run_queries.implode())
-        return unjudged, trec_eval.lines(per_query, selected, runid, per_query_lines=args.q,
-                                         summaries=not args.n, judged_only=args.J,
-                                         num_rel_all=num_rel_all, printed=shown,
-                                         zscores=zscores)
-
-    return evaluate_one
-
-
-def _duckdb_prefs(prefs: pl.DataFrame, run: pl.DataFrame, **options: Any) -> pl.DataFrame:
-    """The preference measures on DuckDB (imported here: DuckDB stays off the default path)."""
-    from rankframe.faces.duckdb import evaluate_prefs
-
-    return evaluate_prefs(prefs, run, **options)
-
-
-#: -R prefs / qrels_prefs: what computes them, per --engine.
-_PREFS_ENGINES: dict[str, Callable[..., pl.DataFrame]] = {
-    "polars": prefs_evaluate, "duckdb": _duckdb_prefs}
-
-
-def _prefs_evaluator(args: argparse.Namespace) -> RunEvaluator:
-    """``-R prefs`` or ``-R qrels_prefs``: trec_eval's ``prefs_*`` measures
-    (:func:`rankframe.trec_eval.select_prefs`; no ``-m``: the ``prefs`` nickname). ``-J`` is
-    ignored, as trec_eval's preference code ignores it (form_prefs_counts.c)."""
-    if args.ties != "docid":
-        raise RankframeError("--ties average: the preference measures have no tie-aware form")
-    if args.engine not in _PREFS_ENGINES:
-        raise RankframeError(f"--engine {args.engine}: -R {args.R} is computed by "
-                             f"{' or '.join(_PREFS_ENGINES)}")
-    selected = trec_eval.select_prefs(args.m)
-
-    def evaluate_one(path: str, prefs: pl.DataFrame, name: str
-                     ) -> tuple[int, list[trec_eval.Line]]:
-        run_frame = read_run(path)
-        unjudged = trec_eval.unjudged_count(run_frame, prefs)
-        per_query = _PREFS_ENGINES[args.engine](prefs, run_frame, depth=args.M,
-                                                complete=args.c)
-        if per_query.height == 0:
-            raise RankframeError(f"{path}: no queries with both results and relevance info")
-        return unjudged, trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
-                                         per_query_lines=args.q, summaries=not args.n)
-
-    return evaluate_one
-
-
-#: -R: relevance-file format -> its reader, and what evaluates one run against it.
-_READERS: dict[str, Callable[[str], pl.DataFrame]] = {
-    "qrels": read_qrels, "qrels_jg": read_qrels_jg, "prefs": read_prefs,
-    "qrels_prefs": read_qrels_prefs}
-_EVALUATORS: dict[str, Callable[[argparse.Namespace], RunEvaluator]] = {
-    "qrels": _qrels_evaluator, "qrels_jg": _qrels_evaluator, "prefs": _prefs_evaluator,
-    "qrels_prefs": _prefs_evaluator}
-#: The -R choices (trec_eval's names).
-FORMATS = tuple(_READERS)
-
-
-def _evaluate_all(paths: list[str], qrels: pl.DataFrame, lines_of: Any,
+def _evaluate_all(paths: list[str], qrels: Any, lines_of: Any,
                   threads: int | None) -> Generator[tuple[int, list[trec_eval.Line]]]:
     """``lines_of(path, qrels)`` for every path, on a thread pool, yielded in path order;
     an error stops the runs not yet started."""

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rankframe.errors import RankframeError
-from rankframe.faces.base import Face, Role
+
+if TYPE_CHECKING:  # the protocol module imports Polars: loaded on first use, below
+    from rankframe.faces.base import Face, Role
 
 __all__ = ["ENGINES", "REGISTERED", "Face", "Registration", "get", "unavailable"]
 
@@ -60,3 +63,13 @@ def unavailable(name: str) -> str | None:
         return get(name).unavailable()
     except RankframeError as exc:
         return str(exc)
+
+
+def __getattr__(name: str) -> Any:
+    """``Face`` and ``Role``, from :mod:`rankframe.faces.base` on first use (it imports
+    Polars, which the registrations above do not need)."""
+    if name in ("Face", "Role"):
+        from rankframe.faces import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module 'rankframe.faces' has no attribute {name!r}")

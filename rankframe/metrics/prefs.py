@@ -38,8 +38,10 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe.errors import InputError
+from rankframe.metrics.registry import PREFS_COUNTS, PREFS_MEASURES
 
 __all__ = [
+    "PREFS_COUNTS",
     "PREFS_MEASURES",
     "prefs_evaluate",
     "prefs_groups",
@@ -48,15 +50,6 @@ __all__ = [
     "prefs_ranking",
 ]
 
-#: The preference measures, in trec_eval's order (``-m all_prefs``).
-PREFS_MEASURES: tuple[str, ...] = (
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
-#: The measures printed as integers (summed over queries in trec_eval's summary).
-PREFS_COUNTS: frozenset[str] = frozenset(PREFS_MEASURES[:3])
 
 _Q = "qid"
 _GROUP = ["qid", "jg"]

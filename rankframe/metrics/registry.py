@@ -223,6 +223,17 @@ _DECLARED = (
 
 METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}
 
+#: The preference measures, in trec_eval's order (``-m all_prefs``): frame functions of
+#: :mod:`rankframe.metrics.prefs`, not registered metrics.
+PREFS_MEASURES: tuple[str, ...] = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
+#: The measures printed as integers (summed over queries in trec_eval's summary).
+PREFS_COUNTS: frozenset[str] = frozenset(PREFS_MEASURES[:3])
+
 
 def get(name: str) -> Metric:
     """The registered metric called ``name``."""
