@@ -269,6 +269,27 @@ CREATE OR REPLACE TEMP MACRO rf__number(text) AS
     CASE WHEN regexp_full_match(text, '[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?')
          THEN TRY_CAST(text AS DOUBLE) END;
 
+-- The data lines of a file of 4 fields whose last is an integer grade (qrels, qrels_jg),
+-- as (line, f, rel): blank lines and lines whose first field starts with '#' skipped; the
+-- query fails, naming fn and quoting the line, on a field count other than 4 or a grade
+-- that is not an integer.
+CREATE OR REPLACE TEMP MACRO rf__graded_lines(path, fn, layout) AS TABLE
+    WITH fields AS (
+        SELECT line, rf__n_fields(fn, f, 4, layout, line) AS f
+        FROM rf__lines(path)
+        WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
+    ), parsed AS (
+        SELECT line, f, rf__integer(f[4]) AS rel
+        FROM fields
+    )
+    SELECT line, f,
+           CASE WHEN rel IS NULL
+                    THEN error(fn || ': relevance grade ''' || f[4]
+                               || ''' is not an integer in line: ' || line)
+                ELSE rel
+           END AS rel
+    FROM parsed;
+
 -- The rank of a run row in rf_judge and rf_judge_groups: by score descending, ties broken
 -- by docid descending (byte order), as trec_eval ranks.
 CREATE OR REPLACE TEMP MACRO rf__score_rank(qid, score, docid) AS

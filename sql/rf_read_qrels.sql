@@ -16,24 +16,5 @@
 --     SELECT count(*), count(DISTINCT qid) FROM rf_read_qrels('examples/data/qrels.txt');
 --     => 880, 40
 CREATE OR REPLACE TEMP MACRO rf_read_qrels(path) AS TABLE
-    WITH lines AS (
-        SELECT * FROM rf__lines(path)
-    ), fields AS (
-        SELECT line,
-               rf__n_fields('rf_read_qrels', f, 4, 'qid iter docid rel', line) AS f
-        FROM lines
-        WHERE len(f) > 0 AND NOT starts_with(f[1], '#')
-    ), parsed AS (
-        SELECT line, f,
-               rf__integer(f[4]) AS rel
-        FROM fields
-    )
-    SELECT
-        f[1] AS qid,
-        f[3] AS docid,
-        CASE WHEN rel IS NULL
-                 THEN error('rf_read_qrels: relevance grade ''' || f[4]
-                            || ''' is not an integer in line: ' || line)
-             ELSE rel
-        END AS rel
-    FROM parsed;
+    SELECT f[1] AS qid, f[3] AS docid, rel
+    FROM rf__graded_lines(path, 'rf_read_qrels', 'qid iter docid rel');
