@@ -150,6 +150,27 @@ def ranked(run: pl.DataFrame, n: Names) -> pl.DataFrame:
     )
 
 
+def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
+    """The permutation that puts ``rows`` (grouped by query; ``rank`` 1, 2, ... within each
+    query, one chunk) in the order of :func:`ranked`: each query's row numbers sorted by
+    score descending, then doc as text descending. Only the query number (a cumulative sum
+    of ``rank == 1``), the row numbers and the sort keys take part; the id columns move
+    once, in the caller's gather."""
+    number = "__rankframe_query_number"
+    return (
+        rows.lazy()
+        .select((rank == 1).cum_sum().alias(number).set_sorted(),
+                pl.int_range(pl.len(), dtype=pl.get_index_type()).alias(_RUN_ROW),
+                n.score, _text(pl.col(n.doc), rows.schema[n.doc]).alias(n.doc))
+        .group_by(number)
+        .agg(pl.col(_RUN_ROW).sort_by([n.score, n.doc], descending=[True, True]))
+        .sort(number)
+        .select(pl.col(_RUN_ROW).explode())
+        .collect()
+        .to_series()
+    )
+
+
 def in_rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> bool:
     """True if each query's rows (``rank`` 1, 2, ...; one chunk) are in the order of
     :func:`ranked`: every row after a query's first is below the row before it."""
@@ -255,7 +276,7 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, proven:
     rank = pl.select(pl.int_ranges(1, block.lengths + 1, dtype=pl.Int64).explode()
                      ).to_series().alias("rank")
     if not proven and not in_rank_order(run, rank, n):
-        return None
+        run = run.gather(rank_order(run, rank, n))
     rows = run.with_columns(rank, pair_key(query, doc).alias(_KEY))
     qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
     repeated = _repeated_within_queries(rows, query)
