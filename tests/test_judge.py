@@ -357,6 +357,23 @@ def test_duplicates_with_different_scores_are_found() -> None:
         judge(run, QRELS)
 
 
+# How a generated run's rows are laid out: as drawn (queries interleaved: judge groups them
+# first), in rank order (the order is proven, not sorted), or grouped by query with each
+# query's rows shuffled (each block sorts its queries' rows on its own).
+LAYOUTS = ["as drawn", "rank order", "grouped"]
+
+
+def laid_out(run: pl.DataFrame, layout: str, data: st.DataObject) -> pl.DataFrame:
+    """``run`` in one of :data:`LAYOUTS` (the rows are the same)."""
+    if layout == "rank order":
+        return run.sort(["qid", "score", pl.col("docid").cast(pl.String)],
+                        descending=[False, True, True])
+    if layout == "grouped":
+        shuffled = run[data.draw(st.permutations(range(run.height)))]
+        return shuffled.sort("qid", maintain_order=True)
+    return run
+
+
 def in_chunks(frame: pl.DataFrame, cuts: list[int]) -> pl.DataFrame:
     """``frame`` with its columns cut into chunks at the given rows (zero-copy)."""
     bounds = sorted({0, frame.height, *(c for c in cuts if 0 < c < frame.height)})
@@ -365,16 +382,14 @@ def in_chunks(frame: pl.DataFrame, cuts: list[int]) -> pl.DataFrame:
 
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
-       block_rows=st.integers(1, 7), tied=st.booleans(), presorted=st.booleans(),
+       block_rows=st.integers(1, 7), tied=st.booleans(), layout=st.sampled_from(LAYOUTS),
        data=st.data())
 def test_blocks_and_chunks_of_any_size_give_the_same_table(
         case: tuple[list[Row], list[Row]], depth: int | None, block_rows: int, tied: bool,
-        presorted: bool, data: st.DataObject) -> None:
+        layout: str, data: st.DataObject) -> None:
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
-    if presorted:  # in rank order: the path that proves the order instead of sorting
-        run_df = run_df.sort(["qid", "score", pl.col("docid").cast(pl.String)],
-                             descending=[False, True, True])
+    run_df = laid_out(run_df, layout, data)
     cuts = st.lists(st.integers(0, 40), max_size=4)
     run_df = in_chunks(run_df, data.draw(cuts))
     qrels_df = in_chunks(qrels_df, data.draw(cuts))
