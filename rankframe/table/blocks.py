@@ -134,24 +134,42 @@ def positive(keys: list[str], rel: str, new_key: pl.Series | pl.Expr | None = No
 
 def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
     """The permutation that puts ``rows`` (grouped by query; ``rank`` 1, 2, ... within each
-    query, one chunk) in rank order: each query's row numbers sorted by score descending,
-    then doc as text descending. Only the query number (a cumulative sum of ``rank == 1``),
-    the row numbers and the sort keys take part; the id columns move once, in the caller's
-    gather."""
+    query, one chunk) in rank order: score descending, then doc as text descending.
+
+    Each query's row numbers are sorted by score alone; then only the rows whose score ties
+    with a neighbour's (a small share of most runs) are sorted again by (tie group, doc).
+    The id columns move once, in the caller's gather; a sort on the doc text of every row
+    would cost twice the sort by score."""
     number = "__rankframe_query_number"
-    starts = (rank == 1).cum_sum().alias(number).set_sorted()
-    return (
-        rows.lazy()
-        .select(pl.lit(starts),
-                pl.int_range(pl.len(), dtype=pl.get_index_type()).alias(_RUN_ROW),
-                n.score, _text(pl.col(n.doc), rows.schema[n.doc]).alias(n.doc))
+    keys = rows.select(n.score).with_columns(
+        (rank == 1).cum_sum().alias(number).set_sorted(),
+        pl.int_range(pl.len(), dtype=pl.get_index_type()).alias(_RUN_ROW))
+    order = (
+        keys.lazy()
         .group_by(number)
-        .agg(pl.col(_RUN_ROW).sort_by([n.score, n.doc], descending=[True, True]))
+        .agg(pl.col(_RUN_ROW).sort_by(n.score, descending=True))
         .sort(number)
         .select(pl.col(_RUN_ROW).explode())
         .collect()
         .to_series()
     )
+    ranked = keys.select(pl.col(number, n.score).gather(order))
+    same = (pl.col(number) == pl.col(number).shift(1)) & (pl.col(n.score) == pl.col(n.score)
+                                                          .shift(1))
+    ties = ranked.select(same.fill_null(False).alias("tied")).to_series()
+    if not ties.any():
+        return order
+    # A tie group: a row that does not tie with the one before it, and the rows that do.
+    members = ranked.select(
+        pl.lit(ties.not_().cum_sum()).alias("group"),
+        pl.int_range(pl.len(), dtype=pl.get_index_type()).alias("position"),
+    ).filter(ties | ties.shift(-1, fill_value=False))
+    positions = members.get_column("position")
+    tied_rows = order.gather(positions)
+    docs = rows.select(_text(pl.col(n.doc), rows.schema[n.doc])).to_series().gather(tied_rows)
+    by_doc = members.select("group").with_columns(docs.alias(n.doc)).select(
+        pl.arg_sort_by(["group", n.doc], descending=[False, True])).to_series()
+    return order.scatter(positions, tied_rows.gather(by_doc))
 
 
 def in_rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> bool:
