@@ -41,6 +41,7 @@ BLOCK_ROWS = 1 << 20  # rows per block by default: about a parquet row group's
 _KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
+_HEAD = 4096  # rows that in_rank_order checks first
 
 
 class _Block(NamedTuple):
@@ -166,7 +167,8 @@ def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
     ).filter(ties | ties.shift(-1, fill_value=False))
     positions = members.get_column("position")
     tied_rows = order.gather(positions)
-    docs = rows.select(_text(pl.col(n.doc), rows.schema[n.doc])).to_series().gather(tied_rows)
+    docs = rows.get_column(n.doc).gather(tied_rows).to_frame().select(
+        _text(pl.col(n.doc), rows.schema[n.doc])).to_series()
     by_doc = members.select("group").with_columns(docs.alias(n.doc)).select(
         pl.arg_sort_by(["group", n.doc], descending=[False, True])).to_series()
     return order.scatter(positions, tied_rows.gather(by_doc))
@@ -178,6 +180,8 @@ def in_rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> bool:
     m = rows.height
     if m < 2:
         return True
+    if m > _HEAD and not in_rank_order(rows.slice(0, _HEAD), rank.slice(0, _HEAD), n):
+        return False  # an unsorted run fails at once
     s = rows.get_column(n.score)
     d = rows.select(_text(pl.col(n.doc), rows.schema[n.doc])).to_series()
     s1, s0, d1, d0 = s.slice(1), s.slice(0, m - 1), d.slice(1), d.slice(0, m - 1)
