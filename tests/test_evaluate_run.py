@@ -68,6 +68,7 @@ def test_positive_measures_skip_the_judged_table(
     module = importlib.import_module("rankframe.table.blocks")
     with pytest.MonkeyPatch.context() as patch:  # tiny blocks, on the thread pool
         patch.setattr(module, "BLOCK_ROWS", block_rows)
+        patch.setattr(module, "_HEAD", 2)  # the early look at a block's first rows
         got = rf.evaluate_run(run_df, qrels_df, labels, depth=depth,
                               engine=engine)  # type: ignore[arg-type]
     assert_same(got, want)
