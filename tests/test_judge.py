@@ -424,3 +424,16 @@ def test_duplicates_are_named_by_the_rows_as_given() -> None:
     for fn in (judge, lambda r, q: rankframe.evaluate_run(r, q, ["map"])):
         with pytest.raises(InputError, match=r"query 'r', document 'a' at rows 0 and 2"):
             fn(run, qrels)
+
+
+def test_unsorted_run_with_any_column_names_is_ranked_by_score_then_docid() -> None:
+    # Rows not in rank order take the per-block sort, which names its own helper columns;
+    # the user's columns may be called anything, "group" and "position" included.
+    run = pl.DataFrame({"q": ["a"] * 4 + ["b"] * 3,
+                        "group": ["d1", "d9", "d10", "x", "z", "y", "w"],
+                        "position": [1.0, 1.0, 1.0, 2.0, 0.0, 0.0, 5.0]})
+    qrels = pl.DataFrame({"q": ["a", "b"], "group": ["d9", "y"], "r": [1, 1]})
+    out = judge(run, qrels, query="q", doc="group", score="position", rel="r")
+    assert out.select("q", "group", "rank").rows() == [
+        ("a", "x", 1), ("a", "d9", 2), ("a", "d10", 3), ("a", "d1", 4),
+        ("b", "w", 1), ("b", "z", 2), ("b", "y", 3)]

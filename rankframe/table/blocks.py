@@ -155,8 +155,7 @@ def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
         .to_series()
     )
     ranked = keys.select(pl.col(number, n.score).gather(order))
-    same = (pl.col(number) == pl.col(number).shift(1)) & (pl.col(n.score) == pl.col(n.score)
-                                                          .shift(1))
+    same = pl.all_horizontal(pl.col(c) == pl.col(c).shift(1) for c in (number, n.score))
     ties = ranked.select(same.fill_null(False).alias("tied")).to_series()
     if not ties.any():
         return order
@@ -169,8 +168,8 @@ def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
     tied_rows = order.gather(positions)
     docs = rows.get_column(n.doc).gather(tied_rows).to_frame().select(
         _text(pl.col(n.doc), rows.schema[n.doc])).to_series()
-    by_doc = members.select("group").with_columns(docs.alias(n.doc)).select(
-        pl.arg_sort_by(["group", n.doc], descending=[False, True])).to_series()
+    by_doc = members.select("group").with_columns(docs.alias("doc")).select(
+        pl.arg_sort_by(["group", "doc"], descending=[False, True])).to_series()
     return order.scatter(positions, tied_rows.gather(by_doc))
 
 
