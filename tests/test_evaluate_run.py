@@ -14,7 +14,16 @@ import rankframe as rf
 from rankframe import faces
 from rankframe.errors import InputError
 from rankframe.measures import parse_all
-from tests.test_judge import QRELS, RUN, Row, cases, frames, in_chunks
+from tests.test_judge import (
+    LAYOUTS,
+    QRELS,
+    RUN,
+    Row,
+    cases,
+    frames,
+    in_chunks,
+    laid_out,
+)
 
 # Between them, every metric that declares it reads only positive rows.
 POSITIVE = ["ndcg@10", "ndcg", "ndcg(gain=exponential)@5", "dcg@3", "idcg@4", "cg@5", "map",
@@ -46,21 +55,20 @@ def expected(run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFram
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
        labels=st.lists(st.sampled_from(POSITIVE), min_size=1, max_size=6, unique=True),
-       engine=st.sampled_from(faces.ENGINES), presorted=st.booleans(),
+       engine=st.sampled_from(faces.ENGINES), layout=st.sampled_from(LAYOUTS),
        block_rows=st.integers(1, 9), data=st.data())
 def test_positive_measures_skip_the_judged_table(
         case: tuple[list[Row], list[Row]], depth: int | None, labels: list[str], engine: str,
-        presorted: bool, block_rows: int, data: st.DataObject) -> None:
+        layout: str, block_rows: int, data: st.DataObject) -> None:
     run_df, qrels_df = frames(*case)
-    if presorted:  # in rank order: the path that proves the order instead of sorting
-        run_df = run_df.sort(["qid", "score", pl.col("docid").cast(pl.String)],
-                             descending=[False, True, True])
+    run_df = laid_out(run_df, layout, data)
     cuts = st.lists(st.integers(0, 40), max_size=3)
     run_df, qrels_df = in_chunks(run_df, data.draw(cuts)), in_chunks(qrels_df, data.draw(cuts))
     want = expected(run_df, qrels_df, labels, depth, engine)
     module = importlib.import_module("rankframe.table.blocks")
     with pytest.MonkeyPatch.context() as patch:  # tiny blocks, on the thread pool
         patch.setattr(module, "BLOCK_ROWS", block_rows)
+        patch.setattr(module, "_HEAD", 2)  # the early look at a block's first rows
         got = rf.evaluate_run(run_df, qrels_df, labels, depth=depth,
                               engine=engine)  # type: ignore[arg-type]
     assert_same(got, want)

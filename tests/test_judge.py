@@ -357,6 +357,23 @@ def test_duplicates_with_different_scores_are_found() -> None:
         judge(run, QRELS)
 
 
+# How a generated run's rows are laid out: as drawn (queries interleaved: judge groups them
+# first), in rank order (the order is proven, not sorted), or grouped by query with each
+# query's rows shuffled (each block sorts its queries' rows on its own).
+LAYOUTS = ["as drawn", "rank order", "grouped"]
+
+
+def laid_out(run: pl.DataFrame, layout: str, data: st.DataObject) -> pl.DataFrame:
+    """``run`` in one of :data:`LAYOUTS` (the rows are the same)."""
+    if layout == "rank order":
+        return run.sort(["qid", "score", pl.col("docid").cast(pl.String)],
+                        descending=[False, True, True])
+    if layout == "grouped":
+        shuffled = run[data.draw(st.permutations(range(run.height)))]
+        return shuffled.sort("qid", maintain_order=True)
+    return run
+
+
 def in_chunks(frame: pl.DataFrame, cuts: list[int]) -> pl.DataFrame:
     """``frame`` with its columns cut into chunks at the given rows (zero-copy)."""
     bounds = sorted({0, frame.height, *(c for c in cuts if 0 < c < frame.height)})
@@ -365,16 +382,14 @@ def in_chunks(frame: pl.DataFrame, cuts: list[int]) -> pl.DataFrame:
 
 
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
-       block_rows=st.integers(1, 7), tied=st.booleans(), presorted=st.booleans(),
+       block_rows=st.integers(1, 7), tied=st.booleans(), layout=st.sampled_from(LAYOUTS),
        data=st.data())
 def test_blocks_and_chunks_of_any_size_give_the_same_table(
         case: tuple[list[Row], list[Row]], depth: int | None, block_rows: int, tied: bool,
-        presorted: bool, data: st.DataObject) -> None:
+        layout: str, data: st.DataObject) -> None:
     run, qrels = case
     run_df, qrels_df = frames(run, qrels)
-    if presorted:  # in rank order: the path that proves the order instead of sorting
-        run_df = run_df.sort(["qid", "score", pl.col("docid").cast(pl.String)],
-                             descending=[False, True, True])
+    run_df = laid_out(run_df, layout, data)
     cuts = st.lists(st.integers(0, 40), max_size=4)
     run_df = in_chunks(run_df, data.draw(cuts))
     qrels_df = in_chunks(qrels_df, data.draw(cuts))
@@ -385,6 +400,7 @@ def test_blocks_and_chunks_of_any_size_give_the_same_table(
     # chunk boundaries cut some queries; the blocks run on the thread pool.
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(module, "BLOCK_ROWS", block_rows)
+        patch.setattr(module, "_HEAD", 2)  # the early look at a block's first rows
         cut = judge(run_df, qrels_df, depth=depth, ties=ties)
     assert_frame_equal(cut, whole)
     assert whole.drop("tie_first", "tie_size", strict=False).rows() == oracle(run, qrels, depth)
@@ -408,3 +424,16 @@ def test_duplicates_are_named_by_the_rows_as_given() -> None:
     for fn in (judge, lambda r, q: rankframe.evaluate_run(r, q, ["map"])):
         with pytest.raises(InputError, match=r"query 'r', document 'a' at rows 0 and 2"):
             fn(run, qrels)
+
+
+def test_unsorted_run_with_any_column_names_is_ranked_by_score_then_docid() -> None:
+    # Rows not in rank order take the per-block sort, which names its own helper columns;
+    # the user's columns may be called anything, "group" and "position" included.
+    run = pl.DataFrame({"q": ["a"] * 4 + ["b"] * 3,
+                        "group": ["d1", "d9", "d10", "x", "z", "y", "w"],
+                        "position": [1.0, 1.0, 1.0, 2.0, 0.0, 0.0, 5.0]})
+    qrels = pl.DataFrame({"q": ["a", "b"], "group": ["d9", "y"], "r": [1, 1]})
+    out = judge(run, qrels, query="q", doc="group", score="position", rel="r")
+    assert out.select("q", "group", "rank").rows() == [
+        ("a", "x", 1), ("a", "d9", 2), ("a", "d10", 3), ("a", "d1", 4),
+        ("b", "w", 1), ("b", "z", 2), ("b", "y", 3)]

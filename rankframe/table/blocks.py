@@ -7,12 +7,14 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
   block's temporaries are reused by the allocator for the next block, where whole-run
   passes would each allocate (and have the kernel zero) columns of the full length; the id
   and score columns of the output are slices of the input.
-- **Ranking** (:func:`ranked`, :func:`in_rank_order`): score descending, then doc id
+- **Ranking** (:func:`in_rank_order`, :func:`rank_order`): score descending, then doc id
   descending compared as text in byte order (trec_eval's rule). A block whose rows are in
   rank order already (TREC run files usually are) is proven so in one linear pass and ranked
-  by position; otherwise the whole run is put in rank order, each query's rows sorted on
-  their own (never the whole run on a text key), and cut again. ``ties="average"`` adds the
-  tie groups of the ranked rows (:func:`rankframe.table.ties.tie_groups`).
+  by position; otherwise the block sorts each query's row numbers on (score, doc) and
+  gathers its rows once in that order (never the whole run sorted on a text key). A run
+  whose queries are not contiguous and ascending is first grouped by query (by hashing).
+  ``ties="average"`` adds the tie groups of the ranked rows
+  (:func:`rankframe.table.ties.tie_groups`).
 - **Pair keys** (:func:`rankframe.table.keys.pair_key`) stand in for (query, doc) in the
   duplicate checks and the join. A repeated key within a query of the run, or within a
   block's qrels, sends that side to the exact check, which names the rows; every match of
@@ -39,6 +41,7 @@ BLOCK_ROWS = 1 << 20  # rows per block by default: about a parquet row group's
 _KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
+_HEAD = 4096  # rows that in_rank_order checks first
 
 
 class _Block(NamedTuple):
@@ -91,18 +94,12 @@ def judge_frames(
     threads = threads or pl.thread_pool_size()
     sorted_qrels = _grouped(qrels, query)
 
-    def judge_blocks(run: pl.DataFrame, proven: bool) -> list[_Judged] | None:
-        blocks = _blocks(run, sorted_qrels, query, block_rows)
-        if blocks is None:
-            return None
-        judged = _map(lambda b: _judge_block(b, n, depth, tied, proven, positive_only,
-                                             judged_only), blocks, threads)
-        return None if None in judged else [j for j in judged if j is not None]
-
-    # Not in rank order: ranked, then judged without the proof (a pair repeated with one
-    # score would fail it, and must reach the duplicate check instead).
-    judged = judge_blocks(run, proven=False) or judge_blocks(ranked(run, n), proven=True)
-    assert judged, "a ranked run is grouped by query"
+    blocks = _blocks(run, sorted_qrels, query, block_rows)
+    if blocks is None:  # queries not contiguous and ascending
+        blocks = _blocks(_by_query(run, query), sorted_qrels, query, block_rows)
+        assert blocks is not None, "a run grouped by query makes blocks"
+    judged = _map(lambda b: _judge_block(b, n, depth, tied, positive_only, judged_only),
+                  blocks, threads)
     if any(j.qrels_repeated for j in judged):
         raise_duplicate(fn, "qrels", qrels, query, doc)  # returns if keys collided
     if any(j.repeated for j in judged):
@@ -136,26 +133,54 @@ def positive(keys: list[str], rel: str, new_key: pl.Series | pl.Expr | None = No
     return (pl.col(rel) > 0).fill_null(False) | new_key
 
 
-def ranked(run: pl.DataFrame, n: Names) -> pl.DataFrame:
-    """``run`` in rank order: grouped by query, queries ascending, each query's rows by
-    score descending, then doc as text descending. Each query's rows are sorted on their own
-    (grouped by hashing): much faster than sorting the whole run on a text key."""
-    others = [c for c in run.columns if c != n.query]
-    return (
-        run.group_by(n.query)
-        .agg(pl.col(others).sort_by([n.score, _text(pl.col(n.doc), run.schema[n.doc])],
-                                    descending=[True, True]))
-        .sort(n.query)
-        .explode(others)
+def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:
+    """The permutation that puts ``rows`` (grouped by query; ``rank`` 1, 2, ... within each
+    query, one chunk) in rank order: score descending, then doc as text descending.
+
+    Each query's row numbers are sorted by score alone; then only the rows whose score ties
+    with a neighbour's (a small share of most runs) are sorted again by (tie group, doc).
+    The id columns move once, in the caller's gather; a sort on the doc text of every row
+    would cost twice the sort by score."""
+    number = "__rankframe_query_number"
+    keys = rows.select(n.score).with_columns(
+        (rank == 1).cum_sum().alias(number).set_sorted(),
+        pl.int_range(pl.len(), dtype=pl.get_index_type()).alias(_RUN_ROW))
+    order = (
+        keys.lazy()
+        .group_by(number)
+        .agg(pl.col(_RUN_ROW).sort_by(n.score, descending=True))
+        .sort(number)
+        .select(pl.col(_RUN_ROW).explode())
+        .collect()
+        .to_series()
     )
+    ranked = keys.select(pl.col(number, n.score).gather(order))
+    same = pl.all_horizontal(pl.col(c) == pl.col(c).shift(1) for c in (number, n.score))
+    ties = ranked.select(same.fill_null(False).alias("tied")).to_series()
+    if not ties.any():
+        return order
+    # A tie group: a row that does not tie with the one before it, and the rows that do.
+    members = ranked.select(
+        pl.lit(ties.not_().cum_sum()).alias("group"),
+        pl.int_range(pl.len(), dtype=pl.get_index_type()).alias("position"),
+    ).filter(ties | ties.shift(-1, fill_value=False))
+    positions = members.get_column("position")
+    tied_rows = order.gather(positions)
+    docs = rows.get_column(n.doc).gather(tied_rows).to_frame().select(
+        _text(pl.col(n.doc), rows.schema[n.doc])).to_series()
+    by_doc = members.select("group").with_columns(docs.alias("doc")).select(
+        pl.arg_sort_by(["group", "doc"], descending=[False, True])).to_series()
+    return order.scatter(positions, tied_rows.gather(by_doc))
 
 
 def in_rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> bool:
-    """True if each query's rows (``rank`` 1, 2, ...; one chunk) are in the order of
-    :func:`ranked`: every row after a query's first is below the row before it."""
+    """True if each query's rows (``rank`` 1, 2, ...; one chunk) are in rank order (see
+    :func:`rank_order`): every row after a query's first is below the row before it."""
     m = rows.height
     if m < 2:
         return True
+    if m > _HEAD and not in_rank_order(rows.slice(0, _HEAD), rank.slice(0, _HEAD), n):
+        return False  # an unsorted run fails at once
     s = rows.get_column(n.score)
     d = rows.select(_text(pl.col(n.doc), rows.schema[n.doc])).to_series()
     s1, s0, d1, d0 = s.slice(1), s.slice(0, m - 1), d.slice(1), d.slice(0, m - 1)
@@ -184,6 +209,13 @@ def _grouped(frame: pl.DataFrame, query: str) -> pl.DataFrame:
     if ascending(queries.gather(run_starts(queries)).to_frame()):
         return frame.with_columns(pl.col(query).set_sorted())
     return frame.sort(query, maintain_order=True)
+
+
+def _by_query(run: pl.DataFrame, query: str) -> pl.DataFrame:
+    """``run`` with its rows grouped by query, queries ascending, each query's rows in any
+    order: grouped by hashing and exploded, far faster than a sort on a text key."""
+    others = [c for c in run.columns if c != query]
+    return run.group_by(query).agg(others).sort(query).explode(others)
 
 
 def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
@@ -245,17 +277,18 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
     return blocks
 
 
-def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool, proven: bool,
-                 positive_only: bool, judged_only: bool = False) -> _Judged | None:
-    """One block's part of :func:`judge_frames`; None if its rows are not in rank order
-    (checked unless ``proven``). The block's frames are made one chunk first (a copy only
-    for a block that spans chunks), so everything derived from them is one chunk too."""
+def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
+                 positive_only: bool, judged_only: bool = False) -> _Judged:
+    """One block's part of :func:`judge_frames`, its rows put in rank order unless proven
+    so (a pair repeated with one score fails the proof and reaches the duplicate check).
+    The block's frames are made one chunk first (a copy only for a block that spans
+    chunks), so everything derived from them is one chunk too."""
     query, doc, score, rel = n
     run, qrels = _one_chunk(block.run), _one_chunk(block.qrels)
     rank = pl.select(pl.int_ranges(1, block.lengths + 1, dtype=pl.Int64).explode()
                      ).to_series().alias("rank")
-    if not proven and not in_rank_order(run, rank, n):
-        return None
+    if not in_rank_order(run, rank, n):
+        run = run.gather(rank_order(run, rank, n))
     rows = run.with_columns(rank, pair_key(query, doc).alias(_KEY))
     qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
     repeated = _repeated_within_queries(rows, query)
