@@ -85,6 +85,15 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
+def ratio_of_aggregates(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """:func:`ratio` of two aggregates (one value per group each, such as sums): Polars divides
+    those element by element, rounding once, so the numerator is computed once, not twice as
+    :func:`divide` spreads it (expressions repeated in ``group_by().agg`` are computed again
+    for every use)."""
+    quotient = numerator.cast(pl.Float64) / denominator.cast(pl.Float64)
+    return pl.when(denominator > 0).then(quotient).otherwise(pl.lit(0.0, dtype=pl.Float64))
+
+
 #: A gain per grade, as the registry's ``gains`` kind converts it: (grade, gain) pairs.
 GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
 

@@ -25,7 +25,7 @@ from rankframe.metrics.expr import (
     log2_discount,
     ordinals,
     rank_guarded,
-    ratio,
+    ratio_of_aggregates,
     relevant,
     retrieved,
     sequential_sum,
@@ -269,8 +269,9 @@ def ndcg(
     0.8286
     """
     rel_e, rank_e = col(rel), col(rank)
-    return ratio(_dcg(rel_e, rank_e, k, gain, gains),
-                 ideal_dcg(rel_e, rank_e, k, gain, ideal, gains)).alias(label("ndcg", k))
+    return ratio_of_aggregates(_dcg(rel_e, rank_e, k, gain, gains),
+                               ideal_dcg(rel_e, rank_e, k, gain, ideal, gains)
+                               ).alias(label("ndcg", k))
 
 
 # --------------------------------------------------------------------------- trec_eval's
