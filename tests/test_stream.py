@@ -78,6 +78,23 @@ def test_queries_not_contiguous_fall_back(tmp_path: Path) -> None:
     assert got.per_query.rows() == [("a", 2, 1.0), ("b", 1, 1.0)]
 
 
+def test_a_query_over_several_pieces_is_a_block_of_its_own(tmp_path: Path) -> None:
+    """Its ids are made once when it closes (not held per piece): the queries after it, in
+    the piece where it ends, go to the next block."""
+    lines = ["a Q0 d0 1 9.0 t\n"]
+    lines += [f"b Q0 d{i} {i} {100 - i}.0 t\n" for i in range(1, 40)]
+    lines += ["c Q0 e1 1 3.0 t\n", "d Q0 e2 1 2.0 t\n", "d Q0 e3 2 1.0 t\n"]
+    path = tmp_path / "run"
+    path.write_text("".join(lines))
+    stream = RunStream(path, block_bytes=64)  # about four lines a piece
+    blocks = list(stream)
+    assert [b["qid"].unique(maintain_order=True).to_list() for b in blocks][1] == ["b"]
+    whole = pl.concat(blocks)
+    assert whole.equals(read_run(path).select("qid", "docid", "score"))
+    assert [b.n_chunks("all") for b in blocks] == [[1, 1, 1]] * len(blocks)
+    assert pl.concat(stream.heads).to_list() == ["a", "b", "c", "d"]
+
+
 @pytest.mark.parametrize("text", [
     "a Q0 x 1 2.0 t\n# comment\n",
     "a Q0 x 1 2.0 t\na\tQ0 y 2 1.0 t\n",

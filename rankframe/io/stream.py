@@ -65,14 +65,23 @@ class RunStream:
             regular = False
         if not regular:  # a pipe is read once: it cannot fall back to read_run
             raise NotStreamable(f"{self.path} is not a regular file")
-        pending: list[pl.DataFrame] = []  # the rows of the last query seen, not yet closed
+        # The rows of the last query seen, not yet closed: the piece where it starts, then
+        # the pieces that hold nothing but it, without their qid column (a huge query's ids
+        # are all the same: they are made once, when it closes).
+        pending: list[pl.DataFrame] = []
         for frame in self._parsed():
             queries = frame.get_column("qid")
             starts = run_starts(queries)
+            if pending and pending[0]["qid"][0] == queries[0]:  # the open query goes on
+                if starts.len() == 1:
+                    pending.append(frame.drop("qid"))
+                    continue
+                if len(pending) > 1:  # it spans pieces: a block of its own
+                    end = int(starts[1])
+                    pending.append(frame.slice(0, end).drop("qid"))
+                    yield self._closed(pending)
+                    frame, starts = frame.slice(end), starts.slice(1) - end
             last = int(starts[-1])
-            if last == 0 and pending and pending[-1]["qid"][0] == queries[0]:
-                pending.append(frame)  # the open query goes on
-                continue
             if last == 0:
                 if pending:
                     yield self._closed(pending)
@@ -85,9 +94,24 @@ class RunStream:
             yield self._closed(pending)
 
     def _closed(self, frames: list[pl.DataFrame]) -> pl.DataFrame:
-        """``frames`` (emptied) as one block, one chunk; its query heads recorded."""
-        block = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
-        frames.clear()  # the pieces can go once copied
+        """``frames`` (emptied) as one block, one chunk; its query heads recorded. Either
+        every frame has a qid column, or only the first (the others: more rows of its one
+        query), in which case the block is copied a column at a time, each column of the
+        pieces let go once copied, so that a huge query is held about once, not twice."""
+        pieces, first = frames[:], frames[0]
+        frames.clear()
+        if len(pieces) == 1:
+            block = first
+        elif "qid" in pieces[1].columns:
+            block = pl.concat(pieces, rechunk=True)
+        else:
+            columns = {"qid": pl.repeat(first["qid"][0], sum(p.height for p in pieces),
+                                        dtype=pl.String, eager=True).alias("qid")}
+            del first
+            for name in ("docid", "score"):
+                columns[name] = pl.concat([p.get_column(name) for p in pieces], rechunk=True)
+                pieces = [p.drop(name) for p in pieces]
+            block = pl.DataFrame(list(columns.values()))
         queries = block.get_column("qid")
         self.heads.append(queries.gather(run_starts(queries)))
         return block

@@ -13,6 +13,7 @@ from typing import Literal
 import polars as pl
 
 from rankframe.metrics.expr import (
+    FIRST_DISCOUNTS_BOUND,
     Gain,
     GainPairs,
     IntoExpr,
@@ -20,12 +21,13 @@ from rankframe.metrics.expr import (
     count,
     divide,
     exact_log2,
+    first_discounts,
     gain,
     label,
     log2_discount,
     ordinals,
     rank_guarded,
-    ratio,
+    ratio_of_aggregates,
     relevant,
     retrieved,
     sequential_sum,
@@ -62,6 +64,9 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
         pool = pool & retrieved(rank)
     # A per-group sort then head(k) measured faster than top_k(k) then a sort of those k.
     best = gains.filter(pool).sort(descending=True)
+    if k is not None and k <= FIRST_DISCOUNTS_BOUND:
+        best = best.head(k)
+        return sequential_sum(best / first_discounts(best, k))
     if k is not None:
         best = best.head(k)
     return sequential_sum(best / log2_discount(ordinals(best)))
@@ -269,8 +274,9 @@ def ndcg(
     0.8286
     """
     rel_e, rank_e = col(rel), col(rank)
-    return ratio(_dcg(rel_e, rank_e, k, gain, gains),
-                 ideal_dcg(rel_e, rank_e, k, gain, ideal, gains)).alias(label("ndcg", k))
+    return ratio_of_aggregates(_dcg(rel_e, rank_e, k, gain, gains),
+                               ideal_dcg(rel_e, rank_e, k, gain, ideal, gains),
+                               read_once=True).alias(label("ndcg", k))
 
 
 # --------------------------------------------------------------------------- trec_eval's

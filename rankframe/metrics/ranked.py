@@ -21,6 +21,7 @@ from rankframe.metrics.expr import (
     ordinals,
     rank_guarded,
     ratio,
+    ratio_of_aggregates,
     relevant,
     relevant_ranks,
     retrieved,
@@ -130,7 +131,7 @@ def average_precision(
         denominator = r_count if k is None else pl.min_horizontal(r_count, pl.lit(k, pl.Int64))
     else:
         denominator = ranks.len()
-    return ratio(total, denominator).alias(label("average_precision", k))
+    return ratio_of_aggregates(total, denominator).alias(label("average_precision", k))
 
 
 @validated(METRICS["r_precision"])
