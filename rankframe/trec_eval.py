@@ -781,13 +781,17 @@ def summary(measure: TrecMeasure, values: Sequence[float | int]) -> float | int:
     >>> summary(TREC_MEASURES[2], [3, 4]), summary(TREC_MEASURES[5], [0.5, 1.0])
     (7, 0.75)
     """
-    if measure.summary == "sum":
+    kind = measure.summary  # read once: a property, and values may be millions long
+    if kind == "sum":
         return sum(int(v) for v in values)
     total = 0.0
-    for v in values:  # left to right, as trec_eval accumulates
-        total += math.log(max(v, GEOMETRIC_MEAN_FLOOR)) if measure.summary == "gmean" else v
-    mean = total / len(values)
-    return math.exp(mean) if measure.summary == "gmean" else mean
+    if kind == "gmean":
+        for v in values:  # left to right, as trec_eval accumulates
+            total += math.log(max(v, GEOMETRIC_MEAN_FLOOR))
+        return math.exp(total / len(values))
+    for v in values:
+        total += v
+    return total / len(values)
 
 
 class Columns:
