@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
@@ -34,10 +34,21 @@ def write_plain(case: TrecCase, directory: Path, order: list[str] | None = None)
     return path
 
 
+SPANNING = TrecCase(  # q2 spans 200-byte pieces and ends where one ends: q3 is its own
+    run={"q1": {"1": 0.0},
+         "q2": {"d3": 0.0, "d4": 0.0, "5": 0.0, "6": 0.0, "2": 0.0, "d6": 0.0, "d10": 0.0,
+                "3": 0.0, "15": 0.0, "D-040": 1.1330161094665527, "D-001": 0.0,
+                "D-039": 1.1050244569778442, "D-010": -1.3261611461639404},
+         "q3": {"1": 1.0000100135803223, "2": 0.0, "d1": 0.0}, "q5": {"1": 0.0}},
+    qrels={"q1": {"4": 0, "2": 0, "1": 0}, "q2": {"d3": 0}, "q3": {"1": 0},
+           "q4": {"1": 0}})
+
+
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=trec_cases(), block=st.sampled_from([1, 40, 200, 1 << 20]),
        complete=st.booleans(), depth=st.sampled_from([None, 3]))
+@example(case=SPANNING, block=200, complete=False, depth=None)
 def test_streamed_equals_whole(tmp_path: Path, case: TrecCase, block: int, complete: bool,
                                depth: int | None) -> None:
     qrels_path, _ = case.write(tmp_path)

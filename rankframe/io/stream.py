@@ -81,6 +81,8 @@ class RunStream:
                     pending.append(frame.slice(0, end).drop("qid"))
                     yield self._closed(pending)
                     frame, starts = frame.slice(end), starts.slice(1) - end
+            elif len(pending) > 1:  # a query over several pieces ended with the last piece
+                yield self._closed(pending)
             last = int(starts[-1])
             if last == 0:
                 if pending:
@@ -142,7 +144,7 @@ class RunStream:
             table = pl.read_csv(data, separator=" ", has_header=False, quote_char=None,
                                 new_columns=list(_SCHEMA), schema=_SCHEMA,
                                 truncate_ragged_lines=True)
-        except pl.exceptions.PolarsError:
+        except (pl.exceptions.PolarsError, OSError):  # OSError: see io.trec._simple_table
             raise NotStreamable("not plainly laid out") from None
         lengths = pl.sum_horizontal(pl.col(c).str.len_bytes()
                                     for c in ("qid", "docid", "Q0", "tag"))

@@ -209,7 +209,9 @@ def _simple_table(data: bytes, layout: tuple[str, ...]) -> pl.DataFrame | None:
             schema={c: _TYPES.get(c, pl.String) for c in layout},
             truncate_ragged_lines=False,
         )
-    except pl.exceptions.PolarsError:
+    except (pl.exceptions.PolarsError, OSError):
+        # OSError: text that begins like zlib or zstd data ('x\x01' ...), which Polars
+        # takes for compressed input and fails to inflate; the general path reads it.
         return None
     tests = [pl.col(c).null_count() == 0 for c in layout]
     tests.append(pl.col("qid").str.starts_with("#").not_().all())
