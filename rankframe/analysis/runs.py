@@ -14,7 +14,9 @@ name when two runs share a tag (:func:`read_runs`).
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -31,6 +33,10 @@ __all__ = ["RunFileResult", "evaluate_runs", "read_runs", "trec_eval_per_query",
            "trec_eval_run_file"]
 
 PathLike = str | os.PathLike[str]
+
+#: Blocks of a streamed run evaluated at once (Polars releases the GIL): with the thread
+#: that reads and parses the next piece, both cores stay busy.
+IN_FLIGHT = 2
 
 
 def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
@@ -147,15 +153,21 @@ def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_q
     judged_queries = qrels.get_column("qid").set_sorted()
     parts: list[pl.DataFrame] = []
     unjudged = 0
-    for block, heads in prefetched(_with_heads(stream)):
-        heads = heads.sort()
-        low = judged_queries.search_sorted(heads, side="left")
-        high = judged_queries.search_sorted(heads, side="right")
-        unjudged += int((low == high).sum())
-        rows = pl.select(pl.int_ranges(low, high).explode().drop_nulls()).to_series()
-        if rows.len():
-            parts.append(trec_eval_per_query(block, qrels[rows], measures, all_queries=True,
-                                             **options))
+    in_flight: deque[Future[pl.DataFrame]] = deque()
+    workers = max(1, min(IN_FLIGHT, pl.thread_pool_size()))
+    with ThreadPoolExecutor(workers) as pool:
+        for block, heads in prefetched(_with_heads(stream)):
+            heads = heads.sort()
+            low = judged_queries.search_sorted(heads, side="left")
+            high = judged_queries.search_sorted(heads, side="right")
+            unjudged += int((low == high).sum())
+            rows = pl.select(pl.int_ranges(low, high).explode().drop_nulls()).to_series()
+            if rows.len():
+                in_flight.append(pool.submit(trec_eval_per_query, block, qrels[rows],
+                                             measures, all_queries=True, **options))
+            while len(in_flight) >= workers or (in_flight and in_flight[0].done()):
+                parts.append(in_flight.popleft().result())
+        parts.extend(future.result() for future in in_flight)
     heads = pl.concat(stream.heads) if stream.heads else pl.Series("qid", [], pl.String)
     if heads.n_unique() != heads.len():
         raise NotStreamable("a query's lines are not contiguous")

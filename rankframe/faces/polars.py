@@ -44,7 +44,7 @@ class PolarsFace(PolarsNative):
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures]
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
-        return lazy.collect(engine="streaming")
+        return lazy.collect(engine="in-memory" if isinstance(judged, pl.DataFrame) else "streaming")
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
               ) -> pl.DataFrame | pl.LazyFrame:
