@@ -1016,6 +1016,18 @@ def unjudged_note(count: int, name: str = "") -> str:
     return f"{where}{count} run {noun} no qrels and {verb} not evaluated"
 
 
+def no_queries_error(name: str = "") -> RankframeError:
+    """trec_eval's complaint when no query has both results and qrels (``name``: the run)."""
+    where = f"{name}: " if name else ""
+    return RankframeError(f"{where}no queries with both results and relevance info")
+
+
+def no_query_error(level: str, qid: str) -> RankframeError:
+    """The error of ``-D level.qid`` when that query is not evaluated."""
+    return RankframeError(f"-D {level}.{qid}: no query {qid!r} with both results and "
+                          "relevance info")
+
+
 def select_queries(table: pl.DataFrame, run: pl.DataFrame, *, complete: bool,
                    name: str = "") -> pl.DataFrame:
     """``table`` (judged or per-query, from ``run`` and its qrels) on the queries trec_eval
@@ -1031,6 +1043,5 @@ def select_queries(table: pl.DataFrame, run: pl.DataFrame, *, complete: bool,
     if not complete:
         table = table.filter(pl.col("qid").is_in(_distinct(run.get_column("qid")).implode()))
     if table.height == 0:
-        where = f"{name}: " if name else ""
-        raise RankframeError(f"{where}no queries with both results and relevance info")
+        raise no_queries_error(name)
     return table

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from rankframe import trec_eval
-from rankframe.errors import InputError, RankframeError
+from rankframe.errors import InputError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import BLOCK_BYTES, NotStreamable, RunStream, prefetched
@@ -180,8 +180,7 @@ def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_q
                                              **options))
     per_query = pl.concat(parts).sort("qid") if parts else pl.DataFrame()
     if per_query.height == 0:
-        where = f"{name}: " if name else ""
-        raise RankframeError(f"{where}no queries with both results and relevance info")
+        raise trec_eval.no_queries_error(name)
     return RunFileResult(per_query, stream.tag or "", unjudged, heads)
 
 

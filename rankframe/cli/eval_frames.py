@@ -119,8 +119,7 @@ def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
         if only is not None:  # -D level.qid: that query alone, as trec_eval
             per_query = per_query.filter(pl.col("qid") == only)
             if per_query.height == 0:
-                raise RankframeError(f"-D {args.D[0]}.{only}: no query {only!r} with both "
-                                     "results and relevance info")
+                raise trec_eval.no_query_error(args.D[0], only)
         # trec_eval's num_rel under -c sums the qrels' grades > 0, whatever -l (m_num_rel.c).
         num_rel_all = int((qrels["rel"] > 0).sum()) if args.c and only is None else None
         shown = None
@@ -164,7 +163,7 @@ def _prefs_evaluator(args: argparse.Namespace) -> RunEvaluator:
         per_query = _PREFS_ENGINES[_engine(args)](prefs, run_frame, depth=args.M,
                                                 complete=args.c)
         if per_query.height == 0:
-            raise RankframeError(f"{path}: no queries with both results and relevance info")
+            raise trec_eval.no_queries_error(path)
         return unjudged, trec_eval.lines(per_query, selected, str(run_frame["tag"][0]),
                                          per_query_lines=args.q, summaries=not args.n)
 

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe import reference, trec_eval
-from rankframe.errors import RankframeError
 from rankframe.measures import Measure, parse
 
 if TYPE_CHECKING:
@@ -218,11 +217,9 @@ def _evaluated(run: dict[str, list[tuple[float, str]]], runid: str, qrels: Qrels
     if only is not None:
         queries = [q for q in queries if q == only]
         if not queries:
-            raise RankframeError(f"-D {args.D[0]}.{only}: no query {only!r} with both "
-                                 "results and relevance info")
+            raise trec_eval.no_query_error(args.D[0], only)
     if not queries:
-        where = f"{name}: " if name else ""
-        raise RankframeError(f"{where}no queries with both results and relevance info")
+        raise trec_eval.no_queries_error(name)
     values: dict[str, list[Any]] = {string: [] for string in measures}
     for qid in queries:
         rows = _rows(run.get(qid, []), qrels[qid], args)
