@@ -191,6 +191,11 @@ def main() -> None:
     ] if "small" in workloads or "200k" in workloads else []
     if "runs" in workloads:
         qrels, files = str(base / "qrels.trec"), [str(p) for p in runs]
+        # A floor: Polars reading the runs' used columns, nothing evaluated.
+        read = ("import polars as pl, sys\nfor f in sys.argv[1:]: pl.read_csv(f, separator=' ', "
+                "has_header=False, quote_char=None, columns=[0, 2, 4])")
+        floors.append(Task(f"Polars reads the {len(runs)} runs", [sys.executable, "-c", read,
+                                                                  *files], env))
         loop = f'for f in "$@"; do {trec_eval} {" ".join(MEASURES)} {qrels} "$f"; done'
         label = f"{len(runs)} runs"
         pairs.append((label, Task(f"trec_eval loop, {label}", ["sh", "-c", loop, "sh", *files]),
@@ -235,7 +240,7 @@ def main() -> None:
         print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | {c:.3f} | {d:.3f} | {c / d:.3f} | "
               f"{med(ours.peaks):.0f} | {med(reference.peaks):.0f} |")
     if floors:
-        print("\n| start-up alone (same rounds) | median s | CPU s | peak MiB |\n"
+        print("\n| floors: start-up, Polars reading (same rounds) | median s | CPU s | peak MiB |\n"
               "|---|---:|---:|---:|")
         for task in floors:
             print(f"| `{task.name}` | {med(task.walls):.3f} | {med(task.cpus):.3f} | "

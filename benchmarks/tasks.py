@@ -308,6 +308,22 @@ def task_pytrec_eval(data: Path, c: Clock) -> dict[str, object]:
     return {"means": m, "queries": n}
 
 
+def task_polars_floor(data: Path, c: Clock) -> dict[str, object]:
+    """A floor, not an evaluator: what Polars alone spends before any measure, reading the
+    Parquet files and putting the run in rank order (query, score descending, docid
+    descending). Any Polars evaluator of an unsorted run pays at least this."""
+    import polars as pl
+
+    run_p, qrels_p = _paths(data)
+    c.lap("setup")
+    run, qrels = pl.read_parquet(run_p), pl.read_parquet(qrels_p)
+    c.lap("read")
+    ranked = run.sort(["qid", "score", "docid"], descending=[False, True, True])
+    c.lap("sort")
+    c.phases["total"] = c.phases["read"] + c.phases["sort"]
+    return {"rows": ranked.height + qrels.height}
+
+
 def task_ranx(data: Path, c: Clock) -> dict[str, object]:
     """ranx from the same parquet; the first evaluate compiles (cold), the second is warm."""
     import pandas as pd
@@ -423,6 +439,7 @@ TASKS = {
     "rf_trec": task_rf_trec,
     "pytrec_eval": task_pytrec_eval,
     "ranx": task_ranx,
+    "polars_floor": task_polars_floor,
     "ir_measures": task_ir_measures,
     "numpy": task_numpy,
 }

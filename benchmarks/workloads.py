@@ -20,6 +20,14 @@ median wall seconds and median peak RSS (``os.wait4``) and the ratios rankframe 
     pytrec_eval     read Parquet + dicts + evaluator + evaluate, tasks.py
     ranx            read Parquet + evaluate (first call: compiles), tasks.py
 
+and two floors, which evaluate nothing: what Polars alone costs, so that a goal below its
+floor is known to be out of reach of an evaluator built on Polars:
+
+    polars_read     a fresh process that imports Polars and reads the run file's three
+                    used columns whole (``pl.read_csv``, all cores): ÷ trec_eval wall
+    polars_floor    in process, read Parquet and sort the run into rank order (tasks.py):
+                    ÷ pytrec_eval's in-process total
+
 A tool slower than ``--timeout`` seconds is stopped and reported as such (trec_eval is
 quadratic in the number of queries: 2M one-document queries take it over 10 minutes).
 """
@@ -57,7 +65,10 @@ WORKLOADS: dict[str, list[str]] = {
     "2M-onedoc": ["--rows", "2M", "--depth", "1"],
     "10M-onequery": ["--rows", "10M", "--depth", "10000000"],
 }
-TOOLS = ("trec_eval", "rf_cli", "rf_polars_run", "pytrec_eval", "ranx")
+TOOLS = ("trec_eval", "rf_cli", "rf_polars_run", "pytrec_eval", "ranx", "polars_read",
+         "polars_floor")
+_READ = ("import polars as pl, sys; pl.read_csv(sys.argv[1], separator=' ', has_header=False, "
+         "quote_char=None, columns=[0, 2, 4])")
 TARGETS = {"2M": 0.25, "7M": 0.10, "20M": 0.10}  # rf_cli ÷ trec_eval wall
 
 
@@ -87,8 +98,9 @@ def timed(argv: list[str], timeout: float) -> tuple[float, float, bytes, float] 
 
 def one(tool: str, data: Path, trec_eval: str, timeout: float) -> dict[str, Any] | None:
     files = [str(data / "qrels.trec"), str(data / "run.trec")]
-    if tool in ("trec_eval", "rf_cli"):
+    if tool in ("trec_eval", "rf_cli", "polars_read"):
         argv = ([trec_eval, *MEASURES, *files] if tool == "trec_eval"
+                else [PY, "-c", _READ, files[1]] if tool == "polars_read"
                 else [PY, "-m", "rankframe", "eval", *MEASURES, *files])
         got = timed(argv, timeout)
         if got is None:
@@ -138,8 +150,9 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         "",
         "| workload | rf eval ÷ trec_eval wall | target | rf eval ÷ trec_eval CPU | "
         "rf eval ÷ trec_eval peak RSS | identical output | evaluate_run ÷ pytrec_eval | "
-        "evaluate_run ÷ ranx (cold) |",
-        "|---|---:|---:|---:|---:|---|---:|---:|",
+        "evaluate_run ÷ ranx (cold) | floors: Polars read ÷ trec_eval, Polars read + sort "
+        "÷ pytrec_eval |",
+        "|---|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     rows = []
     for r in results:
@@ -152,7 +165,9 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{'≤ ' + str(target) if target else ''} | {ratio(rf, te, 'cpu')} | "
             f"{ratio(rf, te, 'rss')} | {same} | "
             f"{ratio(r.get('rf_polars_run'), r.get('pytrec_eval'), 'total')} | "
-            f"{ratio(r.get('rf_polars_run'), r.get('ranx'), 'total')} |")
+            f"{ratio(r.get('rf_polars_run'), r.get('ranx'), 'total')} | "
+            f"{ratio(r.get('polars_read'), te, 'wall')}, "
+            f"{ratio(r.get('polars_floor'), r.get('pytrec_eval'), 'total')} |")
     detail = ["", "| workload | tool | median wall s | median CPU s | median in-process "
               "total s | median peak RSS MiB |", "|---|---|---:|---:|---:|---:|"]
     for r in results:

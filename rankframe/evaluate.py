@@ -95,8 +95,9 @@ def evaluate(
         retrieved; the table is checked first, so 0-based positions are an ``InputError``
         (shift them by one).
     engine
-        The face that computes: ``"polars"`` (lazy, streaming) or ``"duckdb"`` (any face
-        of ``rankframe.faces.ENGINES``); all give the same numbers.
+        The face that computes: ``"polars"`` (a LazyFrame is collected on the streaming
+        engine) or ``"duckdb"`` (any face of ``rankframe.faces.ENGINES``); all give the
+        same numbers.
     threshold
         Relevance level: rel >= threshold is relevant (trec_eval ``-l``).
     con

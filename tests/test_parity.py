@@ -65,18 +65,20 @@ def test_face_agrees_with_the_oracle(name: str, checked_face: Face, parity_log) 
 
 
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_polars_expressions_in_memory(name: str) -> None:
-    """The Polars face evaluates on the streaming engine; users also call the expressions in
-    an eager ``group_by().agg()`` (the in-memory engine): the same numbers."""
+def test_polars_expressions_on_every_engine(name: str) -> None:
+    """The Polars face collects a DataFrame on the in-memory engine and a LazyFrame on the
+    streaming one; users also call the expressions in an eager ``group_by().agg()``: the
+    same numbers on all three."""
     metric = METRICS[name]
+    engines = st.sampled_from(["eager", "in-memory", "streaming"])
 
-    @given(judged=tables_for(metric), values=metric_params(metric), lazy=st.booleans())
-    def check(judged: pl.DataFrame, values: dict[str, object], lazy: bool) -> None:
+    @given(judged=tables_for(metric), values=metric_params(metric), engine=engines)
+    def check(judged: pl.DataFrame, values: dict[str, object], engine: str) -> None:
         expr = expression(metric, COLUMNS, values).alias("value")
-        out = (judged.lazy().group_by("qid").agg(expr).collect() if lazy
-               else judged.group_by("qid").agg(expr))
+        out = (judged.group_by("qid").agg(expr) if engine == "eager"
+               else judged.lazy().group_by("qid").agg(expr).collect(engine=engine))
         result = dict(zip(out["qid"].to_list(), out["value"].to_list(), strict=True))
-        assert_agrees(metric, judged, values, "polars in memory", result,
+        assert_agrees(metric, judged, values, f"polars {engine}", result,
                       reference_face(metric, judged, values))
 
     check()
