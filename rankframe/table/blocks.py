@@ -19,6 +19,11 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
   duplicate checks and the join. A repeated key within a query of the run, or within a
   block's qrels, sends that side to the exact check, which names the rows; every match of
   the join is confirmed on the ids, so a collision costs time, never a wrong row.
+- **A long query** (a block of one query longer than ``block_rows``, such as a streamed
+  file's query over many pieces) with ``positive_only``: read in parts of ``block_rows``
+  rows, proven in rank order (rank = position), its pair keys checked for repeats and
+  matched with the qrels' keys; only the matched rows are gathered, so no other column of
+  the query's length is made (:func:`_judge_long_query`). Not in rank order: judged whole.
 - **Output**: the blocks' ranked rows, then the qrels rows no block retrieved, sorted by
   (query, doc). With ``positive_only`` a block keeps only :func:`positive_rows` of its
   ranked and its unretrieved rows, and the full table never exists.
@@ -98,8 +103,8 @@ def judge_frames(
     if blocks is None:  # queries not contiguous and ascending
         blocks = _blocks(_by_query(run, query), sorted_qrels, query, block_rows)
         assert blocks is not None, "a run grouped by query makes blocks"
-    judged = _map(lambda b: _judge_block(b, n, depth, tied, positive_only, judged_only),
-                  blocks, threads)
+    judged = _map(lambda b: _judge_block(b, n, depth, tied, positive_only, judged_only,
+                                         block_rows), blocks, threads)
     if any(j.qrels_repeated for j in judged):
         raise_duplicate(fn, "qrels", qrels, query, doc)  # returns if keys collided
     if any(j.repeated for j in judged):
@@ -278,11 +283,17 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
 
 
 def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
-                 positive_only: bool, judged_only: bool = False) -> _Judged:
+                 positive_only: bool, judged_only: bool = False,
+                 part_rows: int = BLOCK_ROWS) -> _Judged:
     """One block's part of :func:`judge_frames`, its rows put in rank order unless proven
     so (a pair repeated with one score fails the proof and reaches the duplicate check).
     The block's frames are made one chunk first (a copy only for a block that spans
-    chunks), so everything derived from them is one chunk too."""
+    chunks), so everything derived from them is one chunk too. A block of one query longer
+    than ``part_rows`` goes to :func:`_judge_long_query` first."""
+    if positive_only and block.lengths.len() == 1 and block.run.height > part_rows:
+        in_parts = _judge_long_query(block, n, depth, judged_only, part_rows)
+        if in_parts is not None:
+            return in_parts
     query, doc, score, rel = n
     run, qrels = _one_chunk(block.run), _one_chunk(block.qrels)
     rank = pl.select(pl.int_ranges(1, block.lengths + 1, dtype=pl.Int64).explode()
@@ -307,20 +318,92 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
     if judged_only:  # the judged documents only, ranked again in the same order
         rows = rows.filter(pl.col(rel).is_not_null()).with_columns(
             pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(query).alias("rank"))
-    found = pl.repeat(False, qrels.height, eager=True).scatter(qrels_rows, True)
-    unretrieved = qrels.filter(found.not_()).drop(_KEY)
+    unretrieved = _unretrieved(qrels, qrels_rows)
     if positive_only:
-        # A query's first ranked row has rank 1 (the depth cut keeps it).
-        table = pl.concat([
-            rows.select(query, "rank", rel).filter(positive([query], rel, pl.col("rank") == 1)),
-            unretrieved.select(query, pl.lit(None, pl.Int64).alias("rank"), rel).filter(
-                positive([query], rel)),
-        ]).sort(query, maintain_order=True)
+        table = _positive_table(rows.select(query, "rank", rel), unretrieved, n)
     else:
         table = rows.select(query, doc, "rank", rel, score)
         if tied:
             table = table.with_columns(tie_groups("rank", score))
     return _Judged(table, unretrieved, repeated, qrels[_KEY].n_unique() != qrels.height)
+
+
+def _judge_long_query(block: _Block, n: Names, depth: int | None, judged_only: bool,
+                      part_rows: int) -> _Judged | None:
+    """The positive-only :func:`_judge_block` of a block of one query, without a column of
+    the query's length but its pair keys; None if its rows are not in rank order.
+
+    The rows are read ``part_rows`` at a time (each part one chunk, with the last row of
+    the part before it, so that the proof of rank order covers the seams) and proven in
+    rank order, so rank = position + 1. The pair keys of all parts prove the pairs distinct
+    (``n_unique``) and are joined with the qrels' keys; the ranked rows kept are the matched
+    ones with rank <= ``depth`` (with ``judged_only``, those with a grade >= 0, ranked
+    again 1, 2, ...) and the first row."""
+    query, doc, rel = n.query, n.doc, n.rel
+    run, qrels = block.run, _one_chunk(block.qrels)
+    keys = []
+    for start in range(0, run.height, part_rows):
+        first = max(start - 1, 0)
+        part = _one_chunk(run.slice(first, start + part_rows - first))
+        positions = pl.int_range(first + 1, first + part.height + 1, dtype=pl.Int64, eager=True)
+        if not in_rank_order(part, positions, n):
+            return None
+        keys.append(part.slice(start - first).select(pair_key(query, doc)).to_series())
+    key = pl.concat(keys, rechunk=False).alias(_KEY)
+    del keys
+    repeated = key.n_unique() != key.len()
+    qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
+    cut = run.height if depth is None else min(depth, run.height)
+    if block.all_judged:  # the one query has qrels
+        # The rows whose key some qrels row has (a hash set of the qrels' keys), then
+        # matched as _judge_block does: a join of the query's length would cost more.
+        candidates = key.slice(0, cut).is_in(qrels.get_column(_KEY).implode()).arg_true()
+        rows = pl.DataFrame([run.get_column(c).gather(candidates) for c in (query, doc)]
+                            + [key.gather(candidates)])
+        run_rows, qrels_rows = _matches(rows, qrels, [query, doc])
+        run_rows = candidates.gather(run_rows)
+        del rows, candidates
+    else:
+        run_rows = qrels_rows = pl.Series([], dtype=pl.get_index_type())
+    del key
+    grades = qrels.get_column(rel).gather(qrels_rows)
+    if judged_only:  # negative grades: unretrieved rows
+        judged = grades >= 0
+        run_rows, qrels_rows, grades = (s.filter(judged) for s in (run_rows, qrels_rows, grades))
+    order = run_rows.arg_sort()
+    run_rows, grades = run_rows.gather(order), grades.gather(order)
+    if judged_only:
+        rank = pl.int_range(1, run_rows.len() + 1, dtype=pl.Int64, eager=True)
+    else:
+        if block.all_judged and cut and (run_rows.len() == 0 or run_rows[0] != 0):
+            # the first row, unjudged: kept with a NULL grade
+            run_rows = pl.concat([pl.Series([0], dtype=run_rows.dtype), run_rows])
+            grades = pl.concat([pl.Series([None], dtype=grades.dtype), grades])
+        rank = run_rows.cast(pl.Int64) + 1
+    ranked = pl.DataFrame([run.get_column(query).gather(run_rows), rank.alias("rank"),
+                           grades.alias(rel)])
+    unretrieved = _unretrieved(qrels, qrels_rows)
+    return _Judged(_positive_table(ranked, unretrieved, n), unretrieved, repeated,
+                   qrels[_KEY].n_unique() != qrels.height)
+
+
+def _unretrieved(qrels: pl.DataFrame, qrels_rows: pl.Series) -> pl.DataFrame:
+    """The rows of ``qrels`` (with pair keys) not among ``qrels_rows``, without the keys."""
+    found = pl.repeat(False, qrels.height, eager=True).scatter(qrels_rows, True)
+    return qrels.filter(found.not_()).drop(_KEY)
+
+
+def _positive_table(ranked: pl.DataFrame, unretrieved: pl.DataFrame, n: Names
+                    ) -> pl.DataFrame:
+    """:func:`positive_rows` of a block's ranked rows (query, rank, rel; in rank order) and
+    of its unretrieved qrels rows, sorted by query."""
+    query, rel = n.query, n.rel
+    return pl.concat([
+        # A query's first ranked row has rank 1 (the depth cut keeps it).
+        ranked.filter(positive([query], rel, pl.col("rank") == 1)),
+        unretrieved.select(query, pl.lit(None, pl.Int64).alias("rank"), rel).filter(
+            positive([query], rel)),
+    ]).sort(query, maintain_order=True)
 
 
 def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
