@@ -47,6 +47,7 @@ _KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
 _HEAD = 4096  # rows that in_rank_order checks first
+_PART_ROWS = 1 << 18  # rows of a long query read at once (at most block_rows)
 
 
 class _Block(NamedTuple):
@@ -284,14 +285,15 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
 
 def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
                  positive_only: bool, judged_only: bool = False,
-                 part_rows: int = BLOCK_ROWS) -> _Judged:
+                 block_rows: int = BLOCK_ROWS) -> _Judged:
     """One block's part of :func:`judge_frames`, its rows put in rank order unless proven
     so (a pair repeated with one score fails the proof and reaches the duplicate check).
     The block's frames are made one chunk first (a copy only for a block that spans
     chunks), so everything derived from them is one chunk too. A block of one query longer
-    than ``part_rows`` goes to :func:`_judge_long_query` first."""
-    if positive_only and block.lengths.len() == 1 and block.run.height > part_rows:
-        in_parts = _judge_long_query(block, n, depth, judged_only, part_rows)
+    than ``block_rows`` goes to :func:`_judge_long_query` first."""
+    if positive_only and block.lengths.len() == 1 and block.run.height > block_rows:
+        in_parts = _judge_long_query(block, n, depth, judged_only,
+                                     min(block_rows, _PART_ROWS))
         if in_parts is not None:
             return in_parts
     query, doc, score, rel = n
@@ -349,9 +351,9 @@ def _judge_long_query(block: _Block, n: Names, depth: int | None, judged_only: b
         if not in_rank_order(part, positions, n):
             return None
         keys.append(part.slice(start - first).select(pair_key(query, doc)).to_series())
+    repeated = not _distinct(keys)
     key = pl.concat(keys, rechunk=False).alias(_KEY)
     del keys
-    repeated = key.n_unique() != key.len()
     qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
     cut = run.height if depth is None else min(depth, run.height)
     if block.all_judged:  # the one query has qrels
@@ -385,6 +387,18 @@ def _judge_long_query(block: _Block, n: Names, depth: int | None, judged_only: b
     unretrieved = _unretrieved(qrels, qrels_rows)
     return _Judged(_positive_table(ranked, unretrieved, n), unretrieved, repeated,
                    qrels[_KEY].n_unique() != qrels.height)
+
+
+def _distinct(keys: list[pl.Series], buckets: int = 8) -> bool:
+    """True if no key occurs twice in ``keys`` (parts of one set of keys): checked one
+    bucket (key mod ``buckets``) at a time, so that the hash set and the copy of the keys
+    that ``n_unique`` makes hold a bucket's keys, not all of them."""
+    of_key = [(k % buckets).cast(pl.UInt8) for k in keys]
+    distinct = 0
+    for bucket in range(buckets):
+        distinct += pl.concat([k.filter(b == bucket) for k, b in zip(keys, of_key, strict=True)]
+                              ).n_unique()
+    return distinct == sum(k.len() for k in keys)
 
 
 def _unretrieved(qrels: pl.DataFrame, qrels_rows: pl.Series) -> pl.DataFrame:
