@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from rankframe.errors import InputError
-from rankframe.table.judge import judge_positive_rows
+from rankframe.table.judge import Ties, judge, judge_positive_rows
 from tests.test_judge import GRADES, SCORES, in_chunks
 
 BLOCKS = importlib.import_module("rankframe.table.blocks")
@@ -23,10 +23,19 @@ BLOCKS = importlib.import_module("rankframe.table.blocks")
 def positive_rows(run: pl.DataFrame, qrels: pl.DataFrame, depth: int | None,
                   judged_only: bool, block_rows: int) -> pl.DataFrame | str:
     """``judge_positive_rows`` with blocks of ``block_rows`` rows, or its error message."""
+    return judged(run, qrels, depth, judged_only, block_rows, None)
+
+
+def judged(run: pl.DataFrame, qrels: pl.DataFrame, depth: int | None, judged_only: bool,
+           block_rows: int, ties: Ties | None) -> pl.DataFrame | str:
+    """``judge`` (``judge_positive_rows`` if ``ties`` is None) with blocks of ``block_rows``
+    rows, or its error message."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(BLOCKS, "BLOCK_ROWS", block_rows)
         patch.setattr(BLOCKS, "_HEAD", 2)  # the early look at a block's first rows
         try:
+            if ties is not None:
+                return judge(run, qrels, depth=depth, ties=ties, judged_only=judged_only)
             return judge_positive_rows("judge", run, qrels, query="qid", doc="docid",
                                        score="score", rel="rel", depth=depth,
                                        judged_only=judged_only)
@@ -73,13 +82,15 @@ def long_queries(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 @given(case=long_queries(), depth=st.one_of(st.none(), st.integers(1, 8)),
-       judged_only=st.booleans(), block_rows=st.integers(1, 6))
+       judged_only=st.booleans(), block_rows=st.integers(1, 6),
+       ties=st.sampled_from([None, "docid", "average"]))
 def test_a_long_query_in_parts_is_judged_as_whole(
         case: tuple[pl.DataFrame, pl.DataFrame], depth: int | None, judged_only: bool,
-        block_rows: int) -> None:
+        block_rows: int, ties: Ties | None) -> None:
+    """The positive rows (``ties`` None) or the whole judged table."""
     run, qrels = case
-    want = positive_rows(run, qrels, depth, judged_only, 1 << 20)
-    got = positive_rows(run, qrels, depth, judged_only, block_rows)
+    want = judged(run, qrels, depth, judged_only, 1 << 20, ties)
+    got = judged(run, qrels, depth, judged_only, block_rows, ties)
     if isinstance(want, str) or isinstance(got, str):
         assert got == want
     else:
@@ -87,8 +98,9 @@ def test_a_long_query_in_parts_is_judged_as_whole(
 
 
 def test_a_long_query_in_rank_order_is_read_in_parts() -> None:
-    """No frame of the query's length is made one chunk (a copy of the whole query); its
-    repeated document, far from the first, is still found."""
+    """No frame of the query's length is made one chunk (a copy of the whole query), for
+    the positive rows or the judged table; its repeated document, far from the first, is
+    still found."""
     docs = [f"d{i:02}" for i in range(40)]
     run = pl.DataFrame({"qid": ["q"] * 40, "docid": docs,
                         "score": [float(100 - i) for i in range(40)]})
@@ -105,6 +117,7 @@ def test_a_long_query_in_rank_order_is_read_in_parts() -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(BLOCKS, "_one_chunk", recorded)
         got = positive_rows(run, qrels, None, False, 4)
+        table = judged(run, qrels, None, False, 4, "average")
         repeated = pl.concat([run, run.slice(2, 1).with_columns(score=pl.lit(0.5))])
         error = positive_rows(repeated, qrels, None, False, 4)
     assert isinstance(got, pl.DataFrame)
@@ -112,3 +125,6 @@ def test_a_long_query_in_rank_order_is_read_in_parts() -> None:
     assert error == positive_rows(repeated, qrels, None, False, 1 << 20)
     assert isinstance(error, str) and "duplicate" in error and "'d02'" in error
     assert heights and max(heights) <= 5
+    assert isinstance(table, pl.DataFrame)
+    assert table.get_column("rank").to_list() == [*range(1, 41), None]
+    assert table.get_column("rel").drop_nulls().to_list() == [1, 2, 1]

@@ -73,8 +73,8 @@ class RunStream:
             queries = frame.get_column("qid")
             starts = run_starts(queries)
             if pending and pending[0]["qid"][0] == queries[0]:  # the open query goes on
-                if starts.len() == 1:
-                    pending.append(frame.drop("qid"))
+                if starts.len() == 1:  # one chunk (the reader's several), copied at once
+                    pending.append(frame.drop("qid").rechunk())
                     continue
                 if len(pending) > 1:  # it spans pieces: a block of its own
                     end = int(starts[1])
@@ -108,13 +108,15 @@ class RunStream:
         elif "qid" in pieces[1].columns:
             block = pl.concat(pieces, rechunk=True)
         else:
-            # The pieces' columns become the block's chunks (no copy); the ids are made once
-            # (an eager Series: every frame selected from the block shares it).
+            # The pieces' columns become the block's chunks (the block is not copied); the
+            # ids are made once (an eager Series: every frame selected from the block shares
+            # it).
             queries = pl.repeat(first["qid"][0], sum(p.height for p in pieces),
                                 dtype=pl.String, eager=True).alias("qid")
-            block = pl.DataFrame([queries, *(pl.concat([p.get_column(c) for p in pieces],
-                                                       rechunk=False) for c in ("docid", "score"))])
-            del first, queries
+            columns = [pl.concat([p.get_column(c) for p in pieces], rechunk=False)
+                       for c in ("docid", "score")]
+            block = pl.DataFrame([queries, *columns])
+            del first, queries, columns
         queries = block.get_column("qid")
         self.heads.append(queries.gather(run_starts(queries)))
         return block

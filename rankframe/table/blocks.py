@@ -31,6 +31,7 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple, TypeVar
@@ -291,8 +292,8 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
     The block's frames are made one chunk first (a copy only for a block that spans
     chunks), so everything derived from them is one chunk too. A block of one query longer
     than ``block_rows`` goes to :func:`_judge_long_query` first."""
-    if positive_only and block.lengths.len() == 1 and block.run.height > block_rows:
-        in_parts = _judge_long_query(block, n, depth, judged_only,
+    if block.lengths.len() == 1 and block.run.height > block_rows:
+        in_parts = _judge_long_query(block, n, depth, tied, positive_only, judged_only,
                                      min(block_rows, _PART_ROWS))
         if in_parts is not None:
             return in_parts
@@ -330,18 +331,20 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
     return _Judged(table, unretrieved, repeated, qrels[_KEY].n_unique() != qrels.height)
 
 
-def _judge_long_query(block: _Block, n: Names, depth: int | None, judged_only: bool,
-                      part_rows: int) -> _Judged | None:
-    """The positive-only :func:`_judge_block` of a block of one query, without a column of
-    the query's length but its pair keys; None if its rows are not in rank order.
+def _judge_long_query(block: _Block, n: Names, depth: int | None, tied: bool,
+                      positive_only: bool, judged_only: bool, part_rows: int
+                      ) -> _Judged | None:
+    """:func:`_judge_block` of a block of one query, without a copy of its rows or any
+    column of its length but its pair keys and the table's own; None if its rows are not
+    in rank order.
 
     The rows are read ``part_rows`` at a time (each part one chunk, with the last row of
     the part before it, so that the proof of rank order covers the seams) and proven in
     rank order, so rank = position + 1. The pair keys of all parts prove the pairs distinct
-    (``n_unique``) and are joined with the qrels' keys; the ranked rows kept are the matched
-    ones with rank <= ``depth`` (with ``judged_only``, those with a grade >= 0, ranked
-    again 1, 2, ...) and the first row."""
-    query, doc, rel = n.query, n.doc, n.rel
+    (:func:`_distinct`); the rows whose key a qrels row has are matched with the qrels.
+    The table's id and score columns are slices of the block; with ``positive_only`` only
+    the matched rows (and the first) are gathered."""
+    query, doc, score, rel = n
     run, qrels = block.run, _one_chunk(block.qrels)
     keys = []
     for start in range(0, run.height, part_rows):
@@ -355,38 +358,67 @@ def _judge_long_query(block: _Block, n: Names, depth: int | None, judged_only: b
     key = pl.concat(keys, rechunk=False).alias(_KEY)
     del keys
     qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
-    cut = run.height if depth is None else min(depth, run.height)
-    if block.all_judged:  # the one query has qrels
-        # The rows whose key some qrels row has (a hash set of the qrels' keys), then
-        # matched as _judge_block does: a join of the query's length would cost more.
-        candidates = key.slice(0, cut).is_in(qrels.get_column(_KEY).implode()).arg_true()
-        rows = pl.DataFrame([run.get_column(c).gather(candidates) for c in (query, doc)]
-                            + [key.gather(candidates)])
-        run_rows, qrels_rows = _matches(rows, qrels, [query, doc])
-        run_rows = candidates.gather(run_rows)
-        del rows, candidates
-    else:
-        run_rows = qrels_rows = pl.Series([], dtype=pl.get_index_type())
+    # A query without qrels keeps no row (as judge_frames drops it).
+    rows = run.slice(0, run.height if depth is None else depth) if block.all_judged else run.clear()
+    # The rows whose key some qrels row has (a hash set of the qrels' keys), then matched as
+    # _judge_block does: a join of the query's length would cost more.
+    candidates = key.slice(0, rows.height).is_in(qrels.get_column(_KEY).implode()).arg_true()
+    shared = pl.DataFrame([rows.get_column(c).gather(candidates) for c in (query, doc)]
+                          + [key.gather(candidates)])
     del key
+    run_rows, qrels_rows = _matches(shared, qrels, [query, doc])
+    run_rows = candidates.gather(run_rows)
     grades = qrels.get_column(rel).gather(qrels_rows)
     if judged_only:  # negative grades: unretrieved rows
         judged = grades >= 0
         run_rows, qrels_rows, grades = (s.filter(judged) for s in (run_rows, qrels_rows, grades))
+    unretrieved = _unretrieved(qrels, qrels_rows)
+    qrels_repeated = qrels[_KEY].n_unique() != qrels.height
+    if positive_only:
+        table = _positive_table(_ranked(rows, run_rows, grades, n, judged_only), unretrieved, n)
+        return _Judged(table, unretrieved, repeated, qrels_repeated)
+    graded = pl.repeat(None, rows.height, dtype=grades.dtype, eager=True).scatter(run_rows, grades)
+    rank = pl.int_range(1, rows.height + 1, dtype=pl.Int64, eager=True).alias("rank")
+    lengths = rows.get_column(doc).chunk_lengths()
+    table = pl.DataFrame([_chunked(c, lengths) for c in (
+        rows.get_column(query), rows.get_column(doc), rank, graded.alias(rel),
+        rows.get_column(score))])
+    if judged_only:  # the judged documents only, ranked again in the same order
+        table = table.filter(pl.col(rel).is_not_null()).with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("rank"))
+    if tied:
+        table = table.with_columns(tie_groups("rank", score))
+    return _Judged(table, unretrieved, repeated, qrels_repeated)
+
+
+def _chunked(values: pl.Series, lengths: list[int]) -> pl.Series:
+    """``values`` cut into chunks of ``lengths`` rows (zero-copy) if it is one chunk: the
+    columns of a frame whose chunks do not line up are copied by many frame operations."""
+    if values.n_chunks() > 1 or len(lengths) < 2:
+        return values
+    starts = itertools.accumulate(lengths, initial=0)  # one more than lengths
+    pieces = [values.slice(start, length)
+              for start, length in zip(starts, lengths, strict=False)]
+    return pl.concat(pieces, rechunk=False)
+
+
+def _ranked(rows: pl.DataFrame, run_rows: pl.Series, grades: pl.Series, n: Names,
+            judged_only: bool) -> pl.DataFrame:
+    """(query, rank, rel) of the matched rows ``run_rows`` of ``rows`` (one query in rank
+    order), in rank order, and of its first row: rank = row + 1, or with ``judged_only``
+    1, 2, ... over the matched rows (the judged ones)."""
     order = run_rows.arg_sort()
     run_rows, grades = run_rows.gather(order), grades.gather(order)
     if judged_only:
         rank = pl.int_range(1, run_rows.len() + 1, dtype=pl.Int64, eager=True)
     else:
-        if block.all_judged and cut and (run_rows.len() == 0 or run_rows[0] != 0):
+        if rows.height and (run_rows.len() == 0 or run_rows[0] != 0):
             # the first row, unjudged: kept with a NULL grade
             run_rows = pl.concat([pl.Series([0], dtype=run_rows.dtype), run_rows])
             grades = pl.concat([pl.Series([None], dtype=grades.dtype), grades])
         rank = run_rows.cast(pl.Int64) + 1
-    ranked = pl.DataFrame([run.get_column(query).gather(run_rows), rank.alias("rank"),
-                           grades.alias(rel)])
-    unretrieved = _unretrieved(qrels, qrels_rows)
-    return _Judged(_positive_table(ranked, unretrieved, n), unretrieved, repeated,
-                   qrels[_KEY].n_unique() != qrels.height)
+    return pl.DataFrame([rows.get_column(n.query).gather(run_rows), rank.alias("rank"),
+                         grades.alias(n.rel)])
 
 
 def _distinct(keys: list[pl.Series], buckets: int = 8) -> bool:
