@@ -128,3 +128,13 @@ def test_a_long_query_in_rank_order_is_read_in_parts() -> None:
     assert isinstance(table, pl.DataFrame)
     assert table.get_column("rank").to_list() == [*range(1, 41), None]
     assert table.get_column("rel").drop_nulls().to_list() == [1, 2, 1]
+
+
+def test_repeated_keys_are_found_in_any_range() -> None:
+    """The repeat check goes over the key values a range at a time: keys at both ends of
+    the 64-bit range, and a repeat across two parts, in the first and in the last range."""
+    top = (1 << 64) - 1
+    keys = pl.Series([0, top, 1 << 63, 5, (1 << 61) - 1, 1 << 61], dtype=pl.UInt64)
+    assert BLOCKS._distinct([keys.slice(0, 2), keys.slice(2)])
+    for repeat in (0, top, 1 << 61):
+        assert not BLOCKS._distinct([keys, pl.Series([repeat], dtype=pl.UInt64)])

@@ -422,14 +422,14 @@ def _ranked(rows: pl.DataFrame, run_rows: pl.Series, grades: pl.Series, n: Names
 
 
 def _distinct(keys: list[pl.Series], buckets: int = 8) -> bool:
-    """True if no key occurs twice in ``keys`` (parts of one set of keys): checked one
-    bucket (key mod ``buckets``) at a time, so that the hash set and the copy of the keys
-    that ``n_unique`` makes hold a bucket's keys, not all of them."""
-    of_key = [(k % buckets).cast(pl.UInt8) for k in keys]
+    """True if no key occurs twice in ``keys`` (parts of one set of 64-bit keys), checked
+    one range of ``2**64 / buckets`` key values at a time, so that the copy of the keys and
+    the hash set that ``n_unique`` makes hold about ``1 / buckets`` of them."""
+    step = (1 << 64) // buckets
     distinct = 0
     for bucket in range(buckets):
-        distinct += pl.concat([k.filter(b == bucket) for k, b in zip(keys, of_key, strict=True)]
-                              ).n_unique()
+        low, high = bucket * step, (bucket + 1) * step - 1
+        distinct += pl.concat([k.filter(k.is_between(low, high)) for k in keys]).n_unique()
     return distinct == sum(k.len() for k in keys)
 
 
