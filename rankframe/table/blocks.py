@@ -20,10 +20,11 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
   block's qrels, sends that side to the exact check, which names the rows; every match of
   the join is confirmed on the ids, so a collision costs time, never a wrong row.
 - **A long query** (a block of one query longer than ``block_rows``, such as a streamed
-  file's query over many pieces) with ``positive_only``: read in parts of ``block_rows``
-  rows, proven in rank order (rank = position), its pair keys checked for repeats and
-  matched with the qrels' keys; only the matched rows are gathered, so no other column of
-  the query's length is made (:func:`_judge_long_query`). Not in rank order: judged whole.
+  file's query over many pieces, kept as its chunks): read in parts, proven in rank order
+  (rank = position), its pair keys checked for repeats a range of key values at a time and
+  matched with the qrels' keys through a hash set; the block is never copied whole. With
+  ``positive_only`` only the matched rows are gathered; the judged table's id and score
+  columns are the block's (:func:`_judge_long_query`). Not in rank order: judged whole.
 - **Output**: the blocks' ranked rows, then the qrels rows no block retrieved, sorted by
   (query, doc). With ``positive_only`` a block keeps only :func:`positive_rows` of its
   ranked and its unretrieved rows, and the full table never exists.
