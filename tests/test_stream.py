@@ -90,8 +90,9 @@ def test_queries_not_contiguous_fall_back(tmp_path: Path) -> None:
 
 
 def test_a_query_over_several_pieces_is_a_block_of_its_own(tmp_path: Path) -> None:
-    """Its ids are made once when it closes (not held per piece): the queries after it, in
-    the piece where it ends, go to the next block."""
+    """Its ids are made once when it closes (not held per piece) and its pieces become the
+    chunks of its docid and score columns (not copied); the queries after it, in the piece
+    where it ends, go to the next block."""
     lines = ["a Q0 d0 1 9.0 t\n"]
     lines += [f"b Q0 d{i} {i} {100 - i}.0 t\n" for i in range(1, 40)]
     lines += ["c Q0 e1 1 3.0 t\n", "d Q0 e2 1 2.0 t\n", "d Q0 e3 2 1.0 t\n"]
@@ -102,7 +103,7 @@ def test_a_query_over_several_pieces_is_a_block_of_its_own(tmp_path: Path) -> No
     assert [b["qid"].unique(maintain_order=True).to_list() for b in blocks][1] == ["b"]
     whole = pl.concat(blocks)
     assert whole.equals(read_run(path).select("qid", "docid", "score"))
-    assert [b.n_chunks("all") for b in blocks] == [[1, 1, 1]] * len(blocks)
+    assert [b.n_chunks("all") for b in blocks] == [[1, 1, 1], [1, 14, 14], [1, 1, 1], [1, 2, 2]]
     assert pl.concat(stream.heads).to_list() == ["a", "b", "c", "d"]
 
 

@@ -73,8 +73,8 @@ class RunStream:
             queries = frame.get_column("qid")
             starts = run_starts(queries)
             if pending and pending[0]["qid"][0] == queries[0]:  # the open query goes on
-                if starts.len() == 1:
-                    pending.append(frame.drop("qid"))
+                if starts.len() == 1:  # one chunk (the reader's several), copied at once
+                    pending.append(frame.drop("qid").rechunk())
                     continue
                 if len(pending) > 1:  # it spans pieces: a block of its own
                     end = int(starts[1])
@@ -96,10 +96,11 @@ class RunStream:
             yield self._closed(pending)
 
     def _closed(self, frames: list[pl.DataFrame]) -> pl.DataFrame:
-        """``frames`` (emptied) as one block, one chunk; its query heads recorded. Either
-        every frame has a qid column, or only the first (the others: more rows of its one
-        query), in which case the block is copied a column at a time, each column of the
-        pieces let go once copied, so that a huge query is held about once, not twice."""
+        """``frames`` (emptied) as one block; its query heads recorded. Either every frame
+        has a qid column (the block is copied into one chunk), or only the first (the
+        others: more rows of its one query), in which case the pieces become the chunks of
+        the block's docid and score columns, not copied, so that a huge query is held once
+        (its judge reads it in parts: ``rankframe.table.blocks``)."""
         pieces, first = frames[:], frames[0]
         frames.clear()
         if len(pieces) == 1:
@@ -107,13 +108,15 @@ class RunStream:
         elif "qid" in pieces[1].columns:
             block = pl.concat(pieces, rechunk=True)
         else:
-            columns = {"qid": pl.repeat(first["qid"][0], sum(p.height for p in pieces),
-                                        dtype=pl.String, eager=True).alias("qid")}
-            del first
-            for name in ("docid", "score"):
-                columns[name] = pl.concat([p.get_column(name) for p in pieces], rechunk=True)
-                pieces = [p.drop(name) for p in pieces]
-            block = pl.DataFrame(list(columns.values()))
+            # The pieces' columns become the block's chunks (the block is not copied); the
+            # ids are made once (an eager Series: every frame selected from the block shares
+            # it).
+            queries = pl.repeat(first["qid"][0], sum(p.height for p in pieces),
+                                dtype=pl.String, eager=True).alias("qid")
+            columns = [pl.concat([p.get_column(c) for p in pieces], rechunk=False)
+                       for c in ("docid", "score")]
+            block = pl.DataFrame([queries, *columns])
+            del first, queries, columns
         queries = block.get_column("qid")
         self.heads.append(queries.gather(run_starts(queries)))
         return block
