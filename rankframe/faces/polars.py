@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -46,7 +46,8 @@ class PolarsFace(PolarsNative):
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
         # A table in memory: the in-memory engine (three times faster on a block of 50,000
         # rows); a LazyFrame (a scan, say): the streaming engine.
-        engine = "in-memory" if isinstance(judged, pl.DataFrame) else "streaming"
+        engine: Literal["in-memory", "streaming"] = (
+            "in-memory" if isinstance(judged, pl.DataFrame) else "streaming")
         return lazy.collect(engine=engine)
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
