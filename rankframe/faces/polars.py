@@ -12,7 +12,7 @@ import polars as pl
 from rankframe import metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
-from rankframe.metrics.expr import unguarded
+from rankframe.metrics.expr import group_start, in_rank_order, rank_order_form, unguarded
 from rankframe.metrics.registry import Metric
 from rankframe.table.judge import judge
 
@@ -33,6 +33,25 @@ def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, 
     return built(*args, **kwargs)
 
 
+def _in_rank_order(judged: pl.DataFrame, measures: Sequence[Measure], key: str,
+                   columns: Mapping[str, str]) -> pl.LazyFrame:
+    """The per-query measures of a checked table whose groups are in rank order
+    (``in_rank_order``): the row columns of each measure's ``RankOrderForm`` over the whole
+    table (added in order: a column may read the ones before), then one ``group_by``; no
+    per-group sort."""
+    rows: dict[str, pl.Expr] = {}
+    values = []
+    for i, m in enumerate(measures):
+        args, kwargs = m.metric.arguments(columns, m.values)
+        form = rank_order_form(builder(m.metric))(*args, prefix=f"__rankframe_{i}_", **kwargs)
+        rows |= form.columns
+        values.append(form.value.alias(m.label))
+    lazy = judged.lazy().with_columns(group_start(key))
+    for name, row in rows.items():
+        lazy = lazy.with_columns(row.alias(name))
+    return lazy.group_by(key).agg(values)
+
+
 class PolarsFace(PolarsNative):
     name = "polars"
     role: Role = "engine"
@@ -41,9 +60,14 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
-        exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
-                 for m in measures]
-        lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
+        if (isinstance(judged, pl.DataFrame)
+                and in_rank_order(judged, keys, columns.get("rank", "rank"))):
+            lazy = _in_rank_order(judged, measures, keys[0], columns)
+        else:
+            exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
+                     for m in measures]
+            lazy = judged.lazy().group_by(keys).agg(exprs)
+        lazy = lazy.sort(keys, nulls_last=False)
         return lazy.collect(engine="streaming")
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions

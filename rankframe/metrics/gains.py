@@ -17,15 +17,19 @@ from rankframe.metrics.expr import (
     Gain,
     GainPairs,
     IntoExpr,
+    RankOrderForm,
+    add_rank_order_form,
     col,
     count,
     divide,
     exact_log2,
     first_discounts,
     gain,
+    in_group_order,
     label,
     log2_discount,
     ordinals,
+    position_in_group,
     rank_guarded,
     ratio_of_aggregates,
     relevant,
@@ -72,6 +76,49 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
     return sequential_sum(best / log2_discount(ordinals(best)))
 
 
+# Rank-order forms (rankframe.metrics.expr.RankOrderForm): each row's term computed over the
+# whole table, then summed per group in row order. A term 0.0 for the rows that add nothing
+# changes no such sum: a partial sum of nonzero terms is never -0.0, and x + 0.0 = x.
+
+
+def _cg_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
+    """Row column: the gain of each row CG@k counts, 0.0 for the others."""
+    gains = gain(rel, kind)
+    return pl.when(retrieved(rank, k) & (gains > 0)).then(gains).otherwise(pl.lit(0.0))
+
+
+def _dcg_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
+               mapped: GainPairs) -> pl.Expr:
+    """Row column: g / log2(rank + 1) for each row DCG@k counts, 0.0 for the others."""
+    gains = gain(rel, kind, mapped)
+    counted = retrieved(rank, k) & (gains != 0)
+    discount = log2_discount(pl.when(counted).then(rank))
+    return pl.when(counted).then(gains / discount).otherwise(pl.lit(0.0))
+
+
+def _ideal_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
+                 mapped: GainPairs, prefix: str) -> dict[str, pl.Expr]:
+    """Row columns: the i-th row of a group holds the group's i-th best pooled gain
+    (``best``), then the i-th term of its ideal DCG@k, best_i / log2(i + 1) (``idcg``; 0.0
+    past the pool or the cutoff)."""
+    gains = gain(rel, kind, mapped)
+    pool = gains > 0
+    if ideal == "retrieved":
+        pool = pool & retrieved(rank)
+    best = pl.col(prefix + "best")
+    at = position_in_group()
+    kept = best > 0 if k is None else (best > 0) & (at <= k)
+    terms = pl.when(kept).then(best / log2_discount(pl.when(kept).then(at)))
+    return {prefix + "best": in_group_order(pl.when(pool).then(gains).otherwise(pl.lit(0.0))),
+            prefix + "idcg": terms.otherwise(pl.lit(0.0))}
+
+
+def _summed(prefix: str, name: str, terms: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
+    """A row column of ``terms`` and its sequential sum per group."""
+    column = prefix + name
+    return {column: terms}, sequential_sum(pl.col(column))
+
+
 @validated(METRICS["cg"])
 @rank_guarded
 def cg(
@@ -111,6 +158,16 @@ def cg(
     8.0
     """
     return _cg(col(rel), col(rank), k, gain).alias(label("cg", k))
+
+
+def _cg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                      gain: Gain = "linear", prefix: str) -> RankOrderForm:
+    """:func:`cg` for groups in rank order."""
+    columns, total = _summed(prefix, "cg", _cg_terms(col(rel), col(rank), k, gain))
+    return RankOrderForm(columns, total.alias(label("cg", k)))
+
+
+add_rank_order_form(cg, _cg_in_rank_order)
 
 
 @validated(METRICS["dcg"])
@@ -163,6 +220,17 @@ def dcg(
     11.3389
     """
     return _dcg(col(rel), col(rank), k, gain, gains).alias(label("dcg", k))
+
+
+def _dcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
+                       rank: IntoExpr = "rank", gain: Gain = "linear",
+                       gains: Mapping[int, float] | None = None, prefix: str) -> RankOrderForm:
+    """:func:`dcg` for groups in rank order."""
+    columns, total = _summed(prefix, "dcg", _dcg_terms(col(rel), col(rank), k, gain, gains))
+    return RankOrderForm(columns, total.alias(label("dcg", k)))
+
+
+add_rank_order_form(dcg, _dcg_in_rank_order)
 
 
 @validated(METRICS["idcg"])
@@ -223,6 +291,19 @@ def idcg(
     return ideal_dcg(col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
+def _idcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
+                        rank: IntoExpr = "rank", gain: Gain = "linear", ideal: Ideal = "all",
+                        gains: Mapping[int, float] | None = None,
+                        prefix: str) -> RankOrderForm:
+    """:func:`idcg` for groups in rank order: one sort of the table, none per group."""
+    columns = _ideal_terms(col(rel), col(rank), k, gain, ideal, gains, prefix)
+    total = sequential_sum(pl.col(prefix + "idcg"))
+    return RankOrderForm(columns, total.alias(label("idcg", k)))
+
+
+add_rank_order_form(idcg, _idcg_in_rank_order)
+
+
 @validated(METRICS["ndcg"])
 @rank_guarded
 def ndcg(
@@ -277,6 +358,21 @@ def ndcg(
     return ratio_of_aggregates(_dcg(rel_e, rank_e, k, gain, gains),
                                ideal_dcg(rel_e, rank_e, k, gain, ideal, gains),
                                read_once=True).alias(label("ndcg", k))
+
+
+def _ndcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
+                        rank: IntoExpr = "rank", gain: Gain = "linear", ideal: Ideal = "all",
+                        gains: Mapping[int, float] | None = None,
+                        prefix: str) -> RankOrderForm:
+    """:func:`ndcg` for groups in rank order: one sort of the table, none per group."""
+    rel_e, rank_e = col(rel), col(rank)
+    found, dcg_sum = _summed(prefix, "dcg", _dcg_terms(rel_e, rank_e, k, gain, gains))
+    best = _ideal_terms(rel_e, rank_e, k, gain, ideal, gains, prefix)
+    value = ratio_of_aggregates(dcg_sum, sequential_sum(pl.col(prefix + "idcg")), read_once=True)
+    return RankOrderForm(found | best, value.alias(label("ndcg", k)))
+
+
+add_rank_order_form(ndcg, _ndcg_in_rank_order)
 
 
 # --------------------------------------------------------------------------- trec_eval's
