@@ -328,7 +328,7 @@ def in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
         return False
     k, r = pl.col(keys[0]), pl.col(rank)
     before = r.shift(1)
-    ordered = (k != k.shift(1)) | (before.is_not_null() & (r.is_null() | (r > before)))
+    ordered = (k != k.shift(1)) | r.is_null() | (before.is_not_null() & (r > before))
     return bool(table.select(ordered.fill_null(True).all()).item())
 
 
