@@ -16,6 +16,7 @@ import rankframe as rf
 from rankframe.faces.polars import FACE
 from rankframe.measures import parse_all
 from rankframe.metrics.expr import (
+    forms_pay,
     group_start,
     in_rank_order,
     rank_order_form,
@@ -127,3 +128,16 @@ def test_sequential_sum_of_nothing_or_negative_zeros_is_positive_zero() -> None:
     out = frame.group_by("g").agg(sequential_sum(pl.col("x").filter(pl.col("x") <= 0))
                                   .alias("s")).sort("g")
     assert doubles(out) == doubles(pl.DataFrame({"g": ["a", "b", "c"], "s": [0.0, 0.0, -0.5]}))
+
+
+def test_forms_are_taken_for_small_groups_only() -> None:
+    small = pl.DataFrame({"qid": [f"q{i:05d}" for i in range(5000)], "rank": [1] * 5000,
+                          "rel": [1] * 5000})
+    assert forms_pay(small, ["qid"], "rank")
+    large = pl.DataFrame({"qid": ["a"] * 5000, "rank": list(range(1, 5001)), "rel": [1] * 5000})
+    assert in_rank_order(large, ["qid"], "rank") and not forms_pay(large, ["qid"], "rank")
+    longer = pl.DataFrame({"qid": ["z"] * 100_000, "rank": list(range(1, 100_001)),
+                           "rel": [1] * 100_000})
+    late = pl.concat([small, longer])  # 21 rows per group on average, after the head
+    assert not forms_pay(late, ["qid"], "rank")
+    assert not forms_pay(small.reverse(), ["qid"], "rank")

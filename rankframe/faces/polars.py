@@ -12,7 +12,7 @@ import polars as pl
 from rankframe import metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
-from rankframe.metrics.expr import group_start, in_rank_order, rank_order_form, unguarded
+from rankframe.metrics.expr import forms_pay, group_start, rank_order_form, unguarded
 from rankframe.metrics.registry import Metric
 from rankframe.table.judge import judge
 
@@ -35,8 +35,8 @@ def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, 
 
 def _in_rank_order(judged: pl.DataFrame, measures: Sequence[Measure], key: str,
                    columns: Mapping[str, str]) -> pl.LazyFrame:
-    """The per-query measures of a checked table whose groups are in rank order
-    (``in_rank_order``): the row columns of each measure's ``RankOrderForm`` over the whole
+    """The per-query measures of a checked table whose groups are in rank order and small
+    (``forms_pay``): the row columns of each measure's ``RankOrderForm`` over the whole
     table (added in order: a column may read the ones before), then one ``group_by``; no
     per-group sort."""
     rows: dict[str, pl.Expr] = {}
@@ -60,8 +60,8 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
-        if (isinstance(judged, pl.DataFrame)
-                and in_rank_order(judged, keys, columns.get("rank", "rank"))):
+        if isinstance(judged, pl.DataFrame) and forms_pay(judged, keys,
+                                                          columns.get("rank", "rank")):
             lazy = _in_rank_order(judged, measures, keys[0], columns)
         else:
             exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)

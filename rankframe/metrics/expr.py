@@ -321,15 +321,42 @@ def in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
     """True if the rows of each group of ``keys`` are together (one key column, sorted,
     without NULLs) and in rank order: ranks ascending, then the NULL ranks. One pass over
     the table, no sort; False for anything else (several keys, ...), which is always safe."""
+    return _groups_in_rank_order(table, keys, rank) is not None
+
+
+#: Rank-order forms pay when groups are small: they spend about 0.2 us more than the
+#: builders on a row and about 2.5 us less on a group (2 cores, Polars 2.1), so they win
+#: below about 12 rows per group.
+FORM_ROWS_PER_GROUP = 12
+_HEAD_ROWS = 4096  # rows forms_pay looks at first
+
+
+def forms_pay(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
+    """True if ``table`` is :func:`in_rank_order` and its groups are small enough (fewer
+    than :data:`FORM_ROWS_PER_GROUP` rows on average) that rank-order forms are faster.
+    A table whose first rows hold large groups is not looked at further."""
+    head = table.head(_HEAD_ROWS)
+    if table.height > _HEAD_ROWS:
+        in_head = _groups_in_rank_order(head, keys, rank)
+        if in_head is None or head.height >= 2 * FORM_ROWS_PER_GROUP * in_head:
+            return False
+    groups = _groups_in_rank_order(table, keys, rank)
+    return groups is not None and table.height < FORM_ROWS_PER_GROUP * groups
+
+
+def _groups_in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> int | None:
+    """The number of groups if ``table`` is :func:`in_rank_order`, else None."""
     if len(keys) != 1 or table.height == 0 or rank not in table.columns:
-        return False
+        return None
     key = table.get_column(keys[0])
     if key.null_count() or not key.is_sorted():
-        return False
+        return None
     k, r = pl.col(keys[0]), pl.col(rank)
     before = r.shift(1)
-    ordered = (k != k.shift(1)) | r.is_null() | (before.is_not_null() & (r > before))
-    return bool(table.select(ordered.fill_null(True).all()).item())
+    starts = (k != k.shift(1)).fill_null(True)
+    ordered = starts | r.is_null() | (before.is_not_null() & (r > before))
+    found = table.select(ordered.fill_null(True).all().alias("o"), starts.sum().alias("n"))
+    return int(found.item(0, "n")) if found.item(0, "o") else None
 
 
 def group_start(key: str) -> pl.Expr:
