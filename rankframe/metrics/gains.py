@@ -14,6 +14,7 @@ import polars as pl
 
 from rankframe.metrics.expr import (
     FIRST_DISCOUNTS_BOUND,
+    POSITION,
     Gain,
     GainPairs,
     IntoExpr,
@@ -35,6 +36,7 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
     sequential_sum,
+    table_discount,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -92,24 +94,31 @@ def _dcg_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
     """Row column: g / log2(rank + 1) for each row DCG@k counts, 0.0 for the others."""
     gains = gain(rel, kind, mapped)
     counted = retrieved(rank, k) & (gains != 0)
-    discount = log2_discount(pl.when(counted).then(rank))
+    discount = _discount(pl.when(counted).then(rank), k)
     return pl.when(counted).then(gains / discount).otherwise(pl.lit(0.0))
+
+
+def _discount(positions: pl.Expr, k: int | None) -> pl.Expr:
+    """log2(i + 1) of whole positions i <= k, the cheaper way for the cutoff."""
+    if k is not None and k <= FIRST_DISCOUNTS_BOUND:
+        return table_discount(positions, k)
+    return log2_discount(positions)
 
 
 def _ideal_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
                  mapped: GainPairs, prefix: str) -> dict[str, pl.Expr]:
     """Row columns: the i-th row of a group holds the group's i-th best pooled gain
-    (``best``), then the i-th term of its ideal DCG@k, best_i / log2(i + 1) (``idcg``; 0.0
-    past the pool or the cutoff)."""
+    (``best``), its position i (shared by every measure), then the i-th term of the ideal
+    DCG@k, best_i / log2(i + 1) (``idcg``; 0.0 past the pool or the cutoff)."""
     gains = gain(rel, kind, mapped)
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & retrieved(rank)
-    best = pl.col(prefix + "best")
-    at = position_in_group()
+    best, at = pl.col(prefix + "best"), pl.col(POSITION)
     kept = best > 0 if k is None else (best > 0) & (at <= k)
-    terms = pl.when(kept).then(best / log2_discount(pl.when(kept).then(at)))
+    terms = pl.when(kept).then(best / _discount(pl.when(kept).then(at), k))
     return {prefix + "best": in_group_order(pl.when(pool).then(gains).otherwise(pl.lit(0.0))),
+            POSITION: position_in_group(),
             prefix + "idcg": terms.otherwise(pl.lit(0.0))}
 
 
