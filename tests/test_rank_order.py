@@ -27,7 +27,7 @@ from rankframe.metrics.expr import (
 LABELS = ["ndcg@10", "ndcg", "ndcg@1", "ndcg(gain=exponential)@5", "ndcg(ideal=retrieved)@3",
           "dcg@3", "dcg", "idcg@4", "idcg(ideal=retrieved)", "cg@5", "cg", "map", "map@2",
           "map(divisor=min)@3", "map(divisor=found)@2", "map(threshold=2)", "mrr", "P@5",
-          "recall@5"]
+          "recall@5", "recall", "P", "P(divisor=min)@4", "mrr@2"]
 COLUMNS = {"rel": "rel", "rank": "rank"}
 GRADES = st.one_of(st.none(), st.integers(-1, 4))
 

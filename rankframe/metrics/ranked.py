@@ -78,6 +78,21 @@ def reciprocal_rank(
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
 
 
+def _reciprocal_rank_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
+                                   rank: IntoExpr = "rank", threshold: float = 1,
+                                   prefix: str) -> RankOrderForm:
+    """:func:`reciprocal_rank` for groups in rank order: the relevant ranks a row column,
+    whose minimum per group a group costs less than that of an expression."""
+    rank_e, column = col(rank), prefix + "rr"
+    hits = pl.when(relevant(col(rel), threshold) & retrieved(rank_e, k)).then(rank_e)
+    first = pl.col(column).min()
+    value = (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
+    return RankOrderForm({column: hits}, value)
+
+
+add_rank_order_form(reciprocal_rank, _reciprocal_rank_in_rank_order)
+
+
 @validated(METRICS["average_precision"])
 @rank_guarded
 def average_precision(
