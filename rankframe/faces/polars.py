@@ -34,11 +34,11 @@ def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, 
 
 
 def _in_rank_order(judged: pl.DataFrame, measures: Sequence[Measure], key: str,
-                   columns: Mapping[str, str]) -> pl.LazyFrame:
+                   columns: Mapping[str, str]) -> pl.DataFrame:
     """The per-query measures of a checked table whose groups are in rank order and small
     (``forms_pay``): the row columns of each measure's ``RankOrderForm`` over the whole
     table (added in order: a column may read the ones before), then one ``group_by``; no
-    per-group sort."""
+    per-group sort. A table in memory: the in-memory engine."""
     rows: dict[str, pl.Expr] = {}
     values = []
     for i, m in enumerate(measures):
@@ -49,7 +49,8 @@ def _in_rank_order(judged: pl.DataFrame, measures: Sequence[Measure], key: str,
     lazy = judged.lazy().with_columns(group_start(key))
     for name, row in rows.items():
         lazy = lazy.with_columns(row.alias(name))
-    return lazy.group_by(key).agg(values)
+    lazy = lazy.group_by(key).agg(values).sort(key, nulls_last=False)
+    return lazy.collect(engine="in-memory")
 
 
 class PolarsFace(PolarsNative):
@@ -62,12 +63,10 @@ class PolarsFace(PolarsNative):
                  connection: Any = None) -> pl.DataFrame:
         if isinstance(judged, pl.DataFrame) and forms_pay(judged, keys,
                                                           columns.get("rank", "rank")):
-            lazy = _in_rank_order(judged, measures, keys[0], columns)
-        else:
-            exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
-                     for m in measures]
-            lazy = judged.lazy().group_by(keys).agg(exprs)
-        lazy = lazy.sort(keys, nulls_last=False)
+            return _in_rank_order(judged, measures, keys[0], columns)
+        exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
+                 for m in measures]
+        lazy = judged.lazy().group_by(keys).agg(exprs).sort(keys, nulls_last=False)
         return lazy.collect(engine="streaming")
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
