@@ -25,8 +25,8 @@ floor is known to be out of reach of an evaluator built on Polars:
 
     polars_read     a fresh process that imports Polars and reads the run file's three
                     used columns whole (``pl.read_csv``, all cores): ÷ trec_eval wall
-    polars_floor    in process, read Parquet and sort the run into rank order (tasks.py):
-                    ÷ pytrec_eval's in-process total
+    polars_floor    in process, Polars reading the Parquet files (tasks.py): ÷ pytrec_eval's
+                    in-process total
 
 A tool slower than ``--timeout`` seconds is stopped and reported as such (trec_eval is
 quadratic in the number of queries: 2M one-document queries take it over 10 minutes).
@@ -150,8 +150,8 @@ def markdown(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         "",
         "| workload | rf eval ÷ trec_eval wall | target | rf eval ÷ trec_eval CPU | "
         "rf eval ÷ trec_eval peak RSS | identical output | evaluate_run ÷ pytrec_eval | "
-        "evaluate_run ÷ ranx (cold) | floors: Polars read ÷ trec_eval, Polars read + sort "
-        "÷ pytrec_eval |",
+        "evaluate_run ÷ ranx (cold) | floors: Polars reads the run ÷ trec_eval, Polars reads "
+        "the Parquet ÷ pytrec_eval |",
         "|---|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     rows = []

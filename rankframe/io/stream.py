@@ -33,9 +33,9 @@ from rankframe.table.series import run_starts
 
 __all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "prefetched"]
 
-#: Text parsed at once, in bytes (about 110,000 lines of a typical run): smaller blocks hold
+#: Text parsed at once, in bytes (about 55,000 lines of a typical run): smaller blocks hold
 #: less memory, larger ones pay less per-block overhead.
-BLOCK_BYTES: Final = 4 << 20
+BLOCK_BYTES: Final = 2 << 20
 _NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
 _SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
                   "score": pl.Float64, "tag": pl.String}
