@@ -148,3 +148,13 @@ def test_pipe_is_read_whole(tmp_path: Path) -> None:
     writer.join()
     assert got.per_query.rows() == [("a", 0.5)]
     assert got.runid == "t"
+
+
+def test_block_bytes_grow_with_the_file_within_bounds() -> None:
+    """A 32nd of the file per block, never under BLOCK_BYTES nor over MAX_BLOCK_BYTES."""
+    from rankframe.io.stream import BLOCK_BYTES, MAX_BLOCK_BYTES, block_bytes_for
+
+    assert block_bytes_for(0) == BLOCK_BYTES
+    assert block_bytes_for(75 << 20) == (75 << 20) // 32
+    assert block_bytes_for(10 << 30) == MAX_BLOCK_BYTES
+    assert BLOCK_BYTES < MAX_BLOCK_BYTES

@@ -26,7 +26,7 @@ from rankframe import trec_eval
 from rankframe.errors import InputError
 from rankframe.evaluate import evaluate, evaluate_run
 from rankframe.io import read_qrels, read_run
-from rankframe.io.stream import BLOCK_BYTES, NotStreamable, RunStream, prefetched
+from rankframe.io.stream import NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
 
 __all__ = ["RunFileResult", "evaluate_runs", "read_runs", "trec_eval_per_query",
@@ -120,7 +120,7 @@ def trec_eval_run_file(
     engine: str = "polars",
     name: str = "",
     judged_only: bool = False,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int | None = None,
 ) -> RunFileResult:
     """:func:`trec_eval_per_query` of the run file ``path``, streamed.
 
@@ -129,7 +129,8 @@ def trec_eval_run_file(
     one block, the qrels and the per-query values, whatever the file's size. A file that
     cannot be streamed (not plainly laid out, queries not contiguous, a problem to report
     by line, a pipe) is read whole with :func:`rankframe.io.read_run` instead; the result
-    is the same either way. ``block_bytes`` is the text parsed at once.
+    is the same either way. ``block_bytes`` is the text parsed at once (None: from the
+    file's size, :func:`rankframe.io.stream.block_bytes_for`).
     """
     options = dict(depth=depth, ties=ties, threshold=threshold, engine=engine,
                    judged_only=judged_only)

@@ -31,11 +31,18 @@ import polars as pl
 from rankframe.io.source import MAX_LINE_BYTES, text_pieces
 from rankframe.table.series import run_starts
 
-__all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "prefetched"]
+__all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "block_bytes_for", "prefetched"]
 
-#: Text parsed at once, in bytes (about 55,000 lines of a typical run): smaller blocks hold
-#: less memory, larger ones pay less per-block overhead.
+#: Text parsed at once, in bytes, by default: a 32nd of the file, at least 2 MiB (about
+#: 55,000 lines of a typical run) and at most 8 MiB. Smaller blocks hold less memory, larger
+#: ones pay less per-block overhead (7M rows: 3.3 s with 2 MiB, 2.0 s with 8 MiB).
 BLOCK_BYTES: Final = 2 << 20
+MAX_BLOCK_BYTES: Final = 8 << 20
+
+
+def block_bytes_for(size: int) -> int:
+    """The default text per block for a file of ``size`` bytes (see :data:`BLOCK_BYTES`)."""
+    return min(max(size // 32, BLOCK_BYTES), MAX_BLOCK_BYTES)
 _NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
 _SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
                   "score": pl.Float64, "tag": pl.String}
@@ -52,19 +59,22 @@ class RunStream:
     each contiguous run of lines, in file order (a query twice: the file is not grouped).
     """
 
-    def __init__(self, path: str | os.PathLike[str], block_bytes: int = BLOCK_BYTES) -> None:
+    def __init__(self, path: str | os.PathLike[str], block_bytes: int | None = None) -> None:
         self.path = Path(path)
-        self.block_bytes = block_bytes
+        self.given_bytes = block_bytes  # None: block_bytes_for the file's size
+        self.block_bytes = block_bytes or BLOCK_BYTES
         self.tag: str | None = None
         self.heads: list[pl.Series] = []
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
         try:
-            regular = stat.S_ISREG(os.stat(self.path).st_mode)
+            status = os.stat(self.path)
         except OSError:
-            regular = False
-        if not regular:  # a pipe is read once: it cannot fall back to read_run
+            status = None
+        if status is None or not stat.S_ISREG(status.st_mode):
+            # a pipe is read once: it cannot fall back to read_run
             raise NotStreamable(f"{self.path} is not a regular file")
+        self.block_bytes = self.given_bytes or block_bytes_for(status.st_size)
         # The rows of the last query seen, not yet closed: the piece where it starts, then
         # the pieces that hold nothing but it, without their qid column (a huge query's ids
         # are all the same: they are made once, when it closes).
