@@ -38,14 +38,14 @@ __all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "block_bytes_for", "pref
 #: ones pay less per-block overhead (7M rows: 3.3 s with 2 MiB, 2.0 s with 8 MiB).
 BLOCK_BYTES: Final = 2 << 20
 MAX_BLOCK_BYTES: Final = 8 << 20
+_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
+_SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
+                  "score": pl.Float64, "tag": pl.String}
 
 
 def block_bytes_for(size: int) -> int:
     """The default text per block for a file of ``size`` bytes (see :data:`BLOCK_BYTES`)."""
     return min(max(size // 32, BLOCK_BYTES), MAX_BLOCK_BYTES)
-_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
-_SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
-                  "score": pl.Float64, "tag": pl.String}
 
 
 class NotStreamable(Exception):
@@ -61,8 +61,7 @@ class RunStream:
 
     def __init__(self, path: str | os.PathLike[str], block_bytes: int | None = None) -> None:
         self.path = Path(path)
-        self.given_bytes = block_bytes  # None: block_bytes_for the file's size
-        self.block_bytes = block_bytes or BLOCK_BYTES
+        self.block_bytes = block_bytes  # None: block_bytes_for the file's size
         self.tag: str | None = None
         self.heads: list[pl.Series] = []
 
@@ -74,12 +73,12 @@ class RunStream:
         if status is None or not stat.S_ISREG(status.st_mode):
             # a pipe is read once: it cannot fall back to read_run
             raise NotStreamable(f"{self.path} is not a regular file")
-        self.block_bytes = self.given_bytes or block_bytes_for(status.st_size)
+        block_bytes = self.block_bytes or block_bytes_for(status.st_size)
         # The rows of the last query seen, not yet closed: the piece where it starts, then
         # the pieces that hold nothing but it, without their qid column (a huge query's ids
         # are all the same: they are made once, when it closes).
         pending: list[pl.DataFrame] = []
-        for frame in self._parsed():
+        for frame in self._parsed(block_bytes):
             queries = frame.get_column("qid")
             starts = run_starts(queries)
             if pending and pending[0]["qid"][0] == queries[0]:  # the open query goes on
@@ -131,18 +130,18 @@ class RunStream:
         self.heads.append(queries.gather(run_starts(queries)))
         return block
 
-    def _parsed(self) -> Iterator[pl.DataFrame]:
+    def _parsed(self, block_bytes: int) -> Iterator[pl.DataFrame]:
         """The file's lines parsed, about ``block_bytes`` of text at a time (whole lines)."""
         data, held, size = b"", [], 0  # pieces joined once a block's worth is held
         for piece in text_pieces(self.path, "run"):
             held.append(piece)
             size += len(piece)
-            if size < self.block_bytes:
+            if size < block_bytes:
                 continue
             data = b"".join([data, *held])
             held.clear()
-            while len(data) >= self.block_bytes:
-                end = data.rfind(b"\n", 0, self.block_bytes) + 1 or data.find(b"\n") + 1
+            while len(data) >= block_bytes:
+                end = data.rfind(b"\n", 0, block_bytes) + 1 or data.find(b"\n") + 1
                 if end == 0:  # no line end yet
                     if len(data) > MAX_LINE_BYTES:
                         raise NotStreamable("a line longer than the limit")
