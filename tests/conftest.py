@@ -1,7 +1,18 @@
-"""Shared fixtures: hypothesis profiles, the registered faces (each test that takes ``face``
-runs once per face, skipped with the reason where a face cannot run here), a DuckDB
-connection with the repo's macros, a local Spark session, and a record of parity results
-printed at the end of the run."""
+"""What every test shares: the faces to run (``--faces``), hypothesis profiles and example
+budgets, a DuckDB connection with the repository's macros, a local Spark session, a
+PostgreSQL server, the trec_eval 10 binary, and the summary printed at the end.
+
+Faces. ``python -m pytest`` runs the light faces (:data:`LIGHT_FACES`: Polars, DuckDB and
+the oracle); ``--faces all`` runs every registered face, ``--faces spark,ibis-postgres``
+those two, ``--faces light,spark`` the light ones and Spark. A test of a face not
+selected, or of a face that cannot run here, is skipped with the reason; under ``CI`` a
+selected face that cannot run, or a trec_eval binary that cannot be built, fails instead.
+
+Profiles (``HYPOTHESIS_PROFILE``; ``ci`` when ``CI`` is set, else ``dev``): ``dev`` for the
+default run, ``ci`` with twice its examples, ``thorough`` (twenty times) by hand before a
+release. A test takes its share of the profile's budget with
+:func:`tests.support.faces.examples`.
+"""
 
 from __future__ import annotations
 
@@ -17,24 +28,103 @@ from hypothesis import HealthCheck, settings
 import rankframe.duckdb
 from rankframe import faces
 from rankframe.faces.base import Face
-from tests.postgres import postgres_server  # noqa: F401  (a fixture)
+from tests.support import SQL_DIR
+from tests.support import trec_eval as trec_eval_build
+from tests.support.postgres import postgres_server  # noqa: F401  (a fixture)
 
-REPO = Path(__file__).resolve().parent.parent
-SQL_DIR = REPO / "sql"
+IN_CI = bool(os.environ.get("CI"))
 
-settings.register_profile(
-    "ci", max_examples=200, deadline=None, print_blob=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "dev", max_examples=60, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "thorough", max_examples=2000, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+#: The faces of the default run: the in-process engines and the oracle.
+LIGHT_FACES = ("polars", "duckdb", "oracle")
+
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=_HEALTH)
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True,
+                          database=None, suppress_health_check=_HEALTH)
+settings.register_profile("thorough", max_examples=1000, deadline=None,
+                          suppress_health_check=_HEALTH)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci" if IN_CI else "dev")
+settings.load_profile(PROFILE)
+
+# --------------------------------------------------------------------------- faces
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--faces", default="light", metavar="FACES",
+        help="the faces to test, comma-separated: registered face names, 'light' (the "
+             "default: " + ", ".join(LIGHT_FACES) + ") and 'all'")
+
+
+def selected_faces(config: pytest.Config) -> tuple[str, ...]:
+    """The faces ``--faces`` selects, in registration order: a comma-separated list of
+    registered faces and the words ``light`` (:data:`LIGHT_FACES`) and ``all``."""
+    asked = {name.strip() for name in str(config.getoption("--faces")).split(",")}
+    if "all" in asked:
+        return tuple(faces.REGISTERED)
+    if "light" in asked:
+        asked = (asked - {"light"}) | set(LIGHT_FACES)
+    unknown = asked - set(faces.REGISTERED) - {""}
+    if unknown:
+        raise pytest.UsageError(f"--faces: unknown face(s) {', '.join(sorted(unknown))}; "
+                                f"registered: {', '.join(faces.REGISTERED)}")
+    return tuple(n for n in faces.REGISTERED if n in asked)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "face(name): a test of what only that face has; it runs when the face is "
+                   "selected (--faces)")
+
+
+def skip_unless_runnable(config: pytest.Config, name: str) -> None:
+    """Skip (or, under CI, fail) a test of the face ``name`` that is not selected or cannot
+    run here."""
+    if name not in selected_faces(config):
+        pytest.skip(f"the {name} face is not selected (add it: --faces {name}, or --faces all)")
+    reason = faces.unavailable(name)
+    if reason is not None:
+        message = f"the {name} face cannot run here: {reason}"
+        if IN_CI:
+            pytest.fail(message + " (CI runs every selected face)")
+        pytest.skip(message)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in item.iter_markers("face"):
+        skip_unless_runnable(item.config, marker.args[0])
+
+
+#: The session fixture a face needs before it runs: a Spark session, a PostgreSQL server.
+FACE_FIXTURES = {"spark": "spark_session", "ibis-postgres": "postgres_server"}
+
+
+def _face(request: pytest.FixtureRequest, name: str) -> Face:
+    skip_unless_runnable(request.config, name)
+    if name in FACE_FIXTURES:
+        request.getfixturevalue(FACE_FIXTURES[name])
+    return faces.get(name)
+
+
+@pytest.fixture(params=list(faces.REGISTERED))
+def face(request: pytest.FixtureRequest) -> Face:
+    """Every registered face, the oracle included (skipped unless selected)."""
+    return _face(request, request.param)
+
+
+@pytest.fixture(params=[n for n in faces.REGISTERED if n != "oracle"])
+def checked_face(request: pytest.FixtureRequest) -> Face:
+    """Every registered face that the oracle checks (skipped unless selected)."""
+    return _face(request, request.param)
+
+
+@pytest.fixture(params=list(faces.ENGINES))
+def engine_face(request: pytest.FixtureRequest) -> Face:
+    """The in-process engines (``evaluate(..., engine=...)``)."""
+    return _face(request, request.param)
+
+
+# --------------------------------------------------------------------------- resources
 
 
 @pytest.fixture(scope="session")
@@ -69,43 +159,37 @@ def spark_session() -> Iterator[object]:
     session.stop()
 
 
-#: The session fixture a face needs before it runs: a Spark session, a PostgreSQL server.
-FACE_FIXTURES = {"spark": "spark_session", "ibis-postgres": "postgres_server"}
+@pytest.fixture(scope="session")
+def trec_eval_bin() -> Path:
+    """The trec_eval 10 binary (:mod:`tests.support.trec_eval`), built once; skipped with the
+    reason where it cannot be had, a failure under CI."""
+    return trec_eval_build.required()
 
 
-def _face(request: pytest.FixtureRequest, name: str) -> Face:
-    reason = faces.unavailable(name)
-    if reason is not None:
-        pytest.skip(f"the {name} face cannot run here: {reason}")
-    if name in FACE_FIXTURES:
-        request.getfixturevalue(FACE_FIXTURES[name])
-    return faces.get(name)
+@pytest.fixture(scope="session")
+def trec_eval_tests(trec_eval_bin: Path) -> Path:
+    """trec_eval's own test folder (qrels, results, expected outputs)."""
+    return trec_eval_build.test_files()
 
 
-@pytest.fixture(params=sorted(faces.REGISTERED))
-def face(request: pytest.FixtureRequest) -> Face:
-    """Every registered face, the oracle included."""
-    return _face(request, request.param)
-
-
-@pytest.fixture(params=sorted(n for n in faces.REGISTERED if n != "oracle"))
-def checked_face(request: pytest.FixtureRequest) -> Face:
-    """Every registered face that the oracle checks."""
-    return _face(request, request.param)
+# --------------------------------------------------------------------------- summary
 
 
 class ParityLog:
-    """Generated cases and the largest difference seen, per metric and face pair."""
+    """Generated cases and the largest difference seen, per metric and face."""
 
     def __init__(self) -> None:
         self.cases: dict[str, int] = defaultdict(int)
         self.queries: dict[str, int] = defaultdict(int)
         self.max_diff: dict[str, float] = defaultdict(float)
 
-    def record(self, name: str, queries: int, diff: float) -> None:
-        self.cases[name] += 1
+    def record(self, name: str, queries: int, diff: float, cases: int = 1) -> None:
+        self.cases[name] += cases
         self.queries[name] += queries
         self.max_diff[name] = max(self.max_diff[name], diff)
+
+    def rows(self) -> list[tuple[str, int, int, float]]:
+        return [(n, self.cases[n], self.queries[n], self.max_diff[n]) for n in self.cases]
 
 
 PARITY_LOG = ParityLog()
@@ -116,12 +200,43 @@ def parity_log() -> ParityLog:
     return PARITY_LOG
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its parity log to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["rankframe_parity"] = PARITY_LOG.rows()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """The controller of pytest-xdist merges a finished worker's parity log."""
+    for name, cases, queries, diff in getattr(node, "workeroutput", {}).get(
+            "rankframe_parity", []):
+        PARITY_LOG.record(name, queries, diff, cases)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    chosen = selected_faces(config)
+    left = [n for n in faces.REGISTERED if n not in chosen]
+    return (f"rankframe faces: {', '.join(chosen)}"
+            + (f" (not selected: {', '.join(left)}; --faces all runs them)" if left else "")
+            + f"; hypothesis profile {PROFILE} ({settings().max_examples} examples)")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    chosen = selected_faces(config)
+    left = [n for n in faces.REGISTERED if n not in chosen]
+    write = terminalreporter.write_line
+    terminalreporter.section("rankframe faces")
+    write(f"selected: {', '.join(chosen)}")
+    if left:
+        write(f"not selected (their tests skipped): {', '.join(left)}; "
+              "run them with --faces all or --faces NAME")
     if not PARITY_LOG.cases:
         return
-    write = terminalreporter.write_line
-    terminalreporter.section("parity: generated cases per metric (all faces)")
-    write(f"{'metric':<28}{'cases':>8}{'queries':>10}{'max |diff|':>14}")
+    terminalreporter.section("conformance: generated cases per face and metric")
+    write(f"{'face:metric':<40}{'cases':>8}{'queries':>10}{'max |diff|':>14}")
     for name in sorted(PARITY_LOG.cases):
-        write(f"{name:<28}{PARITY_LOG.cases[name]:>8}{PARITY_LOG.queries[name]:>10}"
+        write(f"{name:<40}{PARITY_LOG.cases[name]:>8}{PARITY_LOG.queries[name]:>10}"
               f"{PARITY_LOG.max_diff[name]:>14.3g}")

@@ -3,7 +3,7 @@
 Importing Polars takes about 0.2 s, as long as trec_eval takes for a whole run of 200
 queries x 1,000 documents. A small input is faster read and evaluated here, by the
 reference functions (:mod:`rankframe.reference`), which give the Polars and DuckDB faces'
-doubles (``tests/test_exact_bytes.py``) and so trec_eval's bytes.
+doubles (``tests/conformance/test_metrics.py``) and so trec_eval's bytes.
 
 ``--engine auto`` takes only ``-R qrels`` files in the plain layout here and leaves anything
 else to :mod:`rankframe.cli.eval_frames`; ``--engine python`` reads such files with the

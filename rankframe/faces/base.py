@@ -20,13 +20,14 @@ import polars as pl
 
 from rankframe.errors import MeasureError
 from rankframe.measures import Measure, parse_all
+from rankframe.metrics.registry import METRICS
 from rankframe.table.judge import Ties
 
 if TYPE_CHECKING:
     from rankframe.metrics.registry import Metric
 
-__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "parse_for", "preparing",
-           "require_support", "result_dtypes", "supports"]
+__all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "exact_metrics", "parse_for",
+           "preparing", "require_support", "result_dtypes", "supports"]
 
 #: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
 #: ``cluster``: evaluates its own distributed tables; ``oracle``: the slow reference.
@@ -68,6 +69,18 @@ class Face(Protocol):
         """The ``ties`` options its ``judge`` implements."""
         ...
 
+    @property
+    def exact(self) -> frozenset[str]:
+        """The metrics whose values are the oracle's very doubles (docs/semantics.md#exactness);
+        the others agree with the oracle within 1e-9. The conformance kit compares so."""
+        ...
+
+    @property
+    def inexact_values(self) -> Mapping[str, str]:
+        """Parameter values (``"gain=exponential"``) under which even an :attr:`exact` metric
+        only agrees within 1e-9, each with the reason."""
+        ...
+
     def unavailable(self) -> str | None:
         """Why it cannot run here (a missing extra, no Java runtime), or None."""
         ...
@@ -100,11 +113,19 @@ class Face(Protocol):
         ...
 
 
+def exact_metrics() -> frozenset[str]:
+    """The registered metrics whose arithmetic the contract fixes (``Metric.exact``): a face
+    that follows docs/semantics.md#exactness gives the oracle's doubles for all of them."""
+    return frozenset(name for name, metric in METRICS.items() if metric.exact)
+
+
 class PolarsNative:
-    """What the faces whose native tables are Polars frames share: nothing to convert, and
-    nothing missing (the in-process engines and the oracle)."""
+    """What the faces whose native tables are Polars frames share: nothing to convert,
+    nothing missing, every exact metric exact (the in-process engines and the oracle)."""
 
     unsupported: Mapping[str, str] = {}
+    exact: frozenset[str] = exact_metrics()
+    inexact_values: Mapping[str, str] = {}
 
     def unavailable(self) -> str | None:
         return None

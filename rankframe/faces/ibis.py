@@ -110,7 +110,7 @@ NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL}
 
 
 #: Measure families outside the registry that the Ibis faces lack, with the reason (as
-#: data: tests/test_prefs.py checks that every face computes them or says why not).
+#: data: tests/trec_eval/test_prefs.py checks that every face computes them or says why not).
 UNSUPPORTED_FAMILIES: dict[str, str] = {
     "prefs": "trec_eval's preference measures (-R prefs) need a recursive transitive closure "
              "and sums in a fixed order (DuckDB's list_reduce), which Ibis cannot express on "
@@ -1088,6 +1088,10 @@ class IbisFace:
         self.unsupported: Mapping[str, str] = unsupported_metrics(backend)
         self.windows = backend != "polars"
         self.judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+        # Each backend's SUM adds in its own order (SQLite has no array to fold): within
+        # 1e-9 of the oracle only (docs/semantics.md#exactness).
+        self.exact: frozenset[str] = frozenset()
+        self.inexact_values: Mapping[str, str] = {}
         self._connection: Any = None
         self._server: TemporaryPostgres | None = None
         self._lock = threading.Lock()

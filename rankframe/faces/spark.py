@@ -56,7 +56,7 @@ import polars as pl
 
 from rankframe import validation
 from rankframe.errors import InputError
-from rankframe.faces.base import Face, JudgeOptions, Role, Ties, parse_for
+from rankframe.faces.base import Face, JudgeOptions, Role, Ties, exact_metrics, parse_for
 from rankframe.measures import Measure
 from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import Gain, label
@@ -70,7 +70,7 @@ from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 #: completeness tests check it against the registry and the functions below). None today.
 UNSUPPORTED: dict[str, str] = {}
 #: Measure families outside the registry that this face lacks, with the reason (as data:
-#: tests/test_prefs.py checks that every face computes them or says why not).
+#: tests/trec_eval/test_prefs.py checks that every face computes them or says why not).
 UNSUPPORTED_FAMILIES: dict[str, str] = {
     "prefs": "trec_eval's preference measures (-R prefs) need a transitive closure (joins "
              "repeated until nothing changes) and sums in trec_eval's order; not written for "
@@ -2071,6 +2071,12 @@ class SparkFace:
     role: Role = "cluster"
     unsupported: Mapping[str, str] = UNSUPPORTED
     judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+    #: Not g (log2 of (2 + C) - S, not always whole, by Spark's ln(x) / ln(2)) nor yaap (the
+    #: JVM's Math.log may differ from C's log in the last bit): docs/semantics.md#exactness.
+    exact: frozenset[str] = exact_metrics() - {"g", "yaap"}
+    inexact_values: Mapping[str, str] = {
+        "gain=exponential": "2^rel of a grade that is not whole is the JVM's pow, which may "
+                            "differ from C's in the last bit"}
 
     def unavailable(self) -> str | None:
         if shutil.which("java") or os.environ.get("JAVA_HOME"):

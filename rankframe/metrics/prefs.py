@@ -19,7 +19,7 @@ The input is a preference table ``prefs`` (``qid, jg, jsg, docid, level``: what
    counts; the averages over judgment groups and document pairs add their terms in
    trec_eval's order (groups by id, pairs by position), so the doubles are trec_eval's.
 
-Worked example, by hand (docs/semantics.md#preferences; tests/test_prefs.py): run a, b, c
+Worked example, by hand (docs/semantics.md#preferences; tests/trec_eval/test_prefs.py): run a, b, c
 (retrieved, in that order) and x; groups u1 {b 2, d 1, a 0, f 0}, u2 {s1: c 2, b 1;
 s2: b 2, e 0}, u3 {a 1, b 0}. Per group (ful_ret/poss_ret, ful_imp/poss_imp, notoccur):
 u1 0/1, 2/3, 1; u2 0/1, 2/2, 0; u3 1/1, 0/0, 0. Hence

@@ -30,6 +30,7 @@ ParamKind = Literal[
     "weight", "gains", "coefficient", "count",
 ]
 Aggregate = Literal["mean", "sum"]
+Family = Literal["counts", "ranked", "gains", "trec", "user", "correlation", "overlap", "ties"]
 
 
 class _Required:
@@ -94,6 +95,13 @@ class Metric:
 
     name: str
     params: tuple[Param, ...]
+    #: The metric family: the module of each face that implements it (``gains``: the
+    #: Polars builders in ``rankframe.metrics.gains``), and one loop of the conformance kit.
+    family: Family
+    #: The contract fixes how the value is computed (counts, or trec_eval's order of
+    #: floating-point operations: docs/semantics.md#exactness), so a face can give the
+    #: oracle's very double; each face says which of these it does (``Face.exact``).
+    exact: bool = False
     columns: tuple[str, ...] = ("rel", "rank")
     aggregate: Aggregate = "mean"
     is_count: bool = False
@@ -158,67 +166,80 @@ RANKINGS = ("rank_a", "rank_b")
 TIED = ("rel", "tie_first", "tie_size")
 
 _DECLARED = (
-    Metric("precision", (K, THRESHOLD, PRECISION_DIVISOR), positive_rows=_at_cutoff),
-    Metric("recall", (K, THRESHOLD), positive_rows=_always),
+    Metric("precision", (K, THRESHOLD, PRECISION_DIVISOR), family="counts", exact=True,
+           positive_rows=_at_cutoff),
+    Metric("recall", (K, THRESHOLD), family="counts", exact=True, positive_rows=_always),
     Metric("f1", (K, THRESHOLD, Param("beta", "weight", 1.0),
-                  Param("recall_weight", "weight", None)), positive_rows=_at_cutoff),
-    Metric("hit_rate", (K, THRESHOLD), positive_rows=_always),
-    Metric("relative_precision", (K, THRESHOLD)),
-    Metric("set_map", (THRESHOLD,)),
+                  Param("recall_weight", "weight", None)),
+           family="counts", exact=True, positive_rows=_at_cutoff),
+    Metric("hit_rate", (K, THRESHOLD), family="counts", exact=True, positive_rows=_always),
+    Metric("relative_precision", (K, THRESHOLD), family="trec", exact=True),
+    Metric("set_map", (THRESHOLD,), family="trec", exact=True),
     Metric("utility", (THRESHOLD, Param("a", "coefficient", 1.0), Param("b", "coefficient", -1.0),
                        Param("c", "coefficient", 0.0), Param("d", "coefficient", 0.0),
                        Param("num_docs", "count", 0),
-                       Param("empty", "choice", "counts", ("counts", "placeholder")))),
-    Metric("reciprocal_rank", (K, THRESHOLD), positive_rows=_always),
+                       Param("empty", "choice", "counts", ("counts", "placeholder"))),
+           family="trec", exact=True),
+    Metric("reciprocal_rank", (K, THRESHOLD), family="ranked", exact=True,
+           positive_rows=_always),
     Metric("average_precision",
            (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"))),
-           positive_rows=_always),
-    Metric("r_precision", (THRESHOLD,), positive_rows=_always),
-    Metric("bpref", (THRESHOLD,)),
-    Metric("infap", (THRESHOLD,)),
-    Metric("relstring", (Param("length", "cutoff", 10),), is_string=True),
-    Metric("yaap", (THRESHOLD,), positive_rows=_always),
+           family="ranked", exact=True, positive_rows=_always),
+    Metric("r_precision", (THRESHOLD,), family="ranked", exact=True, positive_rows=_always),
+    Metric("bpref", (THRESHOLD,), family="ranked", exact=True),
+    Metric("infap", (THRESHOLD,), family="ranked", exact=True),
+    Metric("relstring", (Param("length", "cutoff", 10),), family="ranked", exact=True,
+           is_string=True),
+    Metric("yaap", (THRESHOLD,), family="ranked", exact=True, positive_rows=_always),
     Metric("iprec_at_recall",
            (Param("recall", "recall_level"), THRESHOLD,
             Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
-           positive_rows=_always),
-    Metric("r_precision_mult", (Param("multiple", "weight"), THRESHOLD), positive_rows=_always),
-    Metric("cg", (K, GAIN), positive_rows=_always),
-    Metric("dcg", (K, GAIN, GAINS), positive_rows=_no_gain_at_zero),
-    Metric("idcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
-    Metric("ndcg", (K, GAIN, IDEAL, GAINS), positive_rows=_no_gain_at_zero),
-    Metric("ndcg_rel", (GAINS,), positive_rows=_no_gain_at_zero),
-    Metric("rndcg", (THRESHOLD, GAINS)),  # reads the last rank: no pruning
-    Metric("ndcg_p", (THRESHOLD, GAINS), positive_rows=_no_gain_at_zero),
-    Metric("bin_g", (THRESHOLD,)),
-    Metric("g", (GAINS,)),
-    Metric("num_ret", (K,), aggregate="sum", is_count=True),
-    Metric("num_rel", (THRESHOLD,), aggregate="sum", is_count=True, positive_rows=_always),
-    Metric("num_rel_ret", (K, THRESHOLD), aggregate="sum", is_count=True,
-           positive_rows=_always),
-    Metric("num_nonrel_judged_ret", (K, THRESHOLD), aggregate="sum", is_count=True),
+           family="ranked", exact=True, positive_rows=_always),
+    Metric("r_precision_mult", (Param("multiple", "weight"), THRESHOLD), family="ranked",
+           exact=True, positive_rows=_always),
+    Metric("cg", (K, GAIN), family="gains", exact=True, positive_rows=_always),
+    Metric("dcg", (K, GAIN, GAINS), family="gains", exact=True, positive_rows=_no_gain_at_zero),
+    Metric("idcg", (K, GAIN, IDEAL, GAINS), family="gains", exact=True,
+           positive_rows=_no_gain_at_zero),
+    Metric("ndcg", (K, GAIN, IDEAL, GAINS), family="gains", exact=True,
+           positive_rows=_no_gain_at_zero),
+    Metric("ndcg_rel", (GAINS,), family="gains", exact=True, positive_rows=_no_gain_at_zero),
+    Metric("rndcg", (THRESHOLD, GAINS), family="gains", exact=True),  # reads the last rank
+    Metric("ndcg_p", (THRESHOLD, GAINS), family="gains", exact=True,
+           positive_rows=_no_gain_at_zero),
+    Metric("bin_g", (THRESHOLD,), family="trec", exact=True),
+    Metric("g", (GAINS,), family="trec", exact=True),
+    Metric("num_ret", (K,), family="counts", exact=True, aggregate="sum", is_count=True),
+    Metric("num_rel", (THRESHOLD,), family="counts", exact=True, aggregate="sum",
+           is_count=True, positive_rows=_always),
+    Metric("num_rel_ret", (K, THRESHOLD), family="counts", exact=True, aggregate="sum",
+           is_count=True, positive_rows=_always),
+    Metric("num_nonrel_judged_ret", (K, THRESHOLD), family="trec", exact=True, aggregate="sum",
+           is_count=True),
     # User models.
     Metric("rbp", (Param("p", "persistence", 0.8), THRESHOLD, Param("graded", "flag", False),
-                   Param("max_grade", "grade", None)), positive_rows=_always),
-    Metric("rbp_residual", (Param("p", "persistence", 0.8),)),
-    Metric("err", (K, Param("max_grade", "grade", 4)), positive_rows=_always),
-    Metric("judged", (K,)),
-    Metric("unjudged", (K,)),
+                   Param("max_grade", "grade", None)),
+           family="user", exact=True, positive_rows=_always),
+    Metric("rbp_residual", (Param("p", "persistence", 0.8),), family="user", exact=True),
+    Metric("err", (K, Param("max_grade", "grade", 4)), family="user", positive_rows=_always),
+    Metric("judged", (K,), family="user", exact=True),
+    Metric("unjudged", (K,), family="trec", exact=True),
     # Rank correlation and overlap.
-    Metric("kendall_tau", (), columns=PAIRED),
-    Metric("kendall_distance", (Param("penalty", "penalty", 0.0),), columns=PAIRED),
-    Metric("spearman_rho", (), columns=PAIRED),
+    Metric("kendall_tau", (), family="correlation", columns=PAIRED),
+    Metric("kendall_distance", (Param("penalty", "penalty", 0.0),), family="correlation",
+           columns=PAIRED),
+    Metric("spearman_rho", (), family="correlation", columns=PAIRED),
     Metric("rbo", (Param("p", "persistence", 0.9), Param("depth", "cutoff", None),
-                   Param("extrapolated", "flag", True)), columns=RANKINGS),
+                   Param("extrapolated", "flag", True)), family="overlap", columns=RANKINGS),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
-    Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), columns=TIED),
-    Metric("recall_ties", (K, THRESHOLD), columns=TIED),
-    Metric("dcg_ties", (K, GAIN), columns=TIED),
-    Metric("ndcg_ties", (K, GAIN, IDEAL), columns=TIED),
-    Metric("reciprocal_rank_ties", (K, THRESHOLD), columns=TIED),
+    Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
+    Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),
+    Metric("dcg_ties", (K, GAIN), family="ties", columns=TIED),
+    Metric("ndcg_ties", (K, GAIN, IDEAL), family="ties", columns=TIED),
+    Metric("reciprocal_rank_ties", (K, THRESHOLD), family="ties", columns=TIED),
     Metric("average_precision_ties",
            (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min"))),
-           columns=TIED),
+           family="ties", columns=TIED),
 )
 
 METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}

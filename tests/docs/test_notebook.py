@@ -1,0 +1,84 @@
+"""``examples/compare_systems.ipynb`` is what ``examples/make_notebook.py`` writes from
+``examples/compare_systems.py``, is committed without outputs, and runs in a Jupyter kernel
+from the repository root without an error, showing its three plots inline."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+import rankframe as rf
+from tests.support import REPO
+
+nbformat = pytest.importorskip("nbformat")
+
+EXAMPLES = REPO / "examples"
+NOTEBOOK = EXAMPLES / "compare_systems.ipynb"
+PLOTS = ("plots.metric_at_k", "plots.per_query_difference", "plots.precision_recall")
+
+
+def _make_notebook():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("make_notebook", EXAMPLES / "make_notebook.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_notebook_is_generated_from_the_script_without_outputs() -> None:
+    committed = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(committed)
+    built = _make_notebook().build((EXAMPLES / "compare_systems.py").read_text())
+    assert [(c.cell_type, c.source) for c in committed.cells] == \
+        [(c.cell_type, c.source) for c in built.cells], \
+        "stale notebook: run python examples/make_notebook.py"
+    code = [c for c in committed.cells if c.cell_type == "code"]
+    assert all(c.outputs == [] and c.execution_count is None for c in code)
+    assert code[0].source.startswith("%matplotlib inline\n")
+    assert "rf.compare(run_paths, qrels=qrels_path" in "".join(c.source for c in code)
+
+
+def test_build_rejects_text_before_the_first_cell() -> None:
+    with pytest.raises(ValueError, match="before the first"):
+        _make_notebook().build("import os\n# %%\nx = 1\n")
+
+
+def test_notebook_executes_and_shows_its_plots(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("scipy")
+    kernelspec = pytest.importorskip("jupyter_client.kernelspec")
+    try:
+        kernelspec.KernelSpecManager().get_kernel_spec("python3")
+    except kernelspec.NoSuchKernel:
+        pytest.skip("no python3 Jupyter kernel (pip install ipykernel)")
+    # the kernel inherits the environment: this checkout's rankframe, plots to tmp_path
+    path = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), path])))
+    monkeypatch.setenv("RANKFRAME_PLOT_DIR", str(tmp_path))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(notebook, kernel_name="python3", timeout=300,
+                                     resources={"metadata": {"path": str(REPO)}})
+    client.execute()  # raises CellExecutionError naming the cell on any error
+
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code)
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert errors == []
+    for call in PLOTS:
+        cell = next(c for c in code if call in c.source)
+        images = [o for o in cell.outputs
+                  if o.output_type in ("execute_result", "display_data")
+                  and "image/png" in o.get("data", {})]
+        assert len(images) == 1, f"{call}: no inline PNG, outputs {cell.outputs}"
+    text = "".join(o.get("text", "") for c in code for o in c.outputs)
+    data = EXAMPLES / "data"
+    per_query = rf.evaluate_runs([data / "run.hybrid.txt"], data / "qrels.txt", "ndcg@10")
+    assert f"(c)  hybrid  {per_query['ndcg@10'].mean():.4f}^a" in text  # the report table
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "difference.png", "ndcg_at_k.png", "precision_recall.png"]

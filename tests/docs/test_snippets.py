@@ -1,0 +1,110 @@
+"""Every code block of the README and the documentation runs as printed, on the example
+data, and prints what the page shows beside it (conventions: :mod:`tests.support.snippets`).
+
+Each snippet runs alone in a fresh directory holding ``examples/`` and ``sql/`` of this
+repository (as a user's checkout does): Python in a fresh interpreter, shell with
+``bash -eu -o pipefail`` and this environment's scripts (``rankframe``, ``duckdb``) first
+on the PATH, SQL in the DuckDB command-line tool after ``.read rankframe.sql`` (the macro
+script ``rankframe sql`` prints).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rankframe.duckdb
+from tests.support import REPO
+from tests.support.snippets import Snippet, extract, normalise
+
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+SNIPPETS = [s for page in PAGES for s in extract(page)]
+BIN = Path(sys.executable).parent
+
+
+def _missing(need: str) -> bool:
+    if need == "java":
+        return shutil.which("java") is None and not os.environ.get("JAVA_HOME")
+    return importlib.util.find_spec(need) is None
+
+
+def _run(snippet: Snippet, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg", "COLUMNS": "100",
+           "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    duckdb_cli = shutil.which("duckdb", path=env["PATH"])
+    uses_cli = snippet.language == "sql" or any(
+        line.split()[:1] == ["duckdb"] for line in snippet.code.splitlines())
+    if uses_cli and duckdb_cli is None:
+        pytest.skip("the DuckDB command-line tool is not installed (pip install duckdb-cli)")
+    if snippet.language == "python":
+        (cwd / "snippet.py").write_text(snippet.code)
+        cmd = [sys.executable, "snippet.py"]
+    elif snippet.language == "sh":
+        cmd = ["bash", "-eu", "-o", "pipefail", "-c", snippet.code]
+    else:
+        assert duckdb_cli is not None
+        if not (cwd / "rankframe.sql").exists():
+            (cwd / "rankframe.sql").write_text(rankframe.duckdb.sql_text())
+        (cwd / "snippet.sql").write_text(".read rankframe.sql\n" + snippet.code)
+        cmd = [duckdb_cli, "-f", "snippet.sql"]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.id for s in SNIPPETS])
+def test_snippet(snippet: Snippet, tmp_path: Path) -> None:
+    if snippet.skip:
+        pytest.skip(f"not run: {snippet.skip}")
+    missing = [n for n in snippet.needs if _missing(n)]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+    for name in ("examples", "sql"):
+        (tmp_path / name).symlink_to(REPO / name, target_is_directory=True)
+    done = _run(snippet, tmp_path)
+    assert done.returncode == 0, (
+        f"{snippet.id} ({snippet.language}) exited {done.returncode}\n--- code\n{snippet.code}"
+        f"--- stdout\n{done.stdout}--- stderr\n{done.stderr}")
+    if snippet.expected is not None:
+        assert normalise(done.stdout) == normalise(snippet.expected), (
+            f"{snippet.id} printed something else than the page shows\n--- stderr\n"
+            f"{done.stderr}")
+
+
+def test_the_pages_have_snippets() -> None:
+    """The extractor finds the README's blocks (a broken fence pattern would find none)."""
+    readme = [s for s in SNIPPETS if s.path.name == "README.md"]
+    assert len(readme) >= 5
+    assert {s.language for s in SNIPPETS} == {"python", "sh", "sql"}
+    assert any(s.expected is not None for s in readme)
+
+
+def test_extract_conventions(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    text = (
+        "Intro\n\n```python\nprint(1)\n```\n\n```output\n1\n```\n\n"
+        "<!-- snippet: skip needs a server -->\n```sql\nSELECT 1;\n```\n\n"
+        "<!-- snippet: needs pyspark java -->\n```bash\necho hi\n```\n\n"
+        "```text\nnot run\n```\n\n   ```sh\n   ls\n   ```\n"
+    )
+    found = extract(page, text)
+    assert [(s.language, s.line) for s in found] == [
+        ("python", 3), ("sql", 12), ("sh", 17), ("sh", 25)]
+    assert found[0].expected == "1\n"
+    assert found[1].skip == "needs a server"
+    assert found[2].needs == ["pyspark", "java"]
+    assert found[3].code == "ls\n"
+    with pytest.raises(ValueError, match="output block must follow"):
+        extract(page, "```text\nx\n```\n```output\n1\n```\n")
+    with pytest.raises(ValueError, match="needs a reason"):
+        extract(page, "<!-- snippet: skip -->\n```sh\nls\n```\n")
+
+
+def test_output_is_compared_exactly() -> None:
+    assert normalise("\n a  \nb\n\n") == " a\nb"
+    assert normalise("0.3301") != normalise("0.3300")

@@ -1,0 +1,11 @@
+"""What the test modules share: generated tables (:mod:`.strategies`), running measures
+through the faces (:mod:`.faces`), TREC files (:mod:`.trec_data`), the trec_eval binary
+(:mod:`.trec_eval`), a PostgreSQL server (:mod:`.postgres`), documentation snippets
+(:mod:`.snippets`)."""
+
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+DATA = TESTS / "data"
+SQL_DIR = REPO / "sql"
