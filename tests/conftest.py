@@ -54,6 +54,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--faces", default="light", metavar="FACES",
         help="the faces to test, comma-separated: registered face names, 'light' (the "
              "default: " + ", ".join(LIGHT_FACES) + ") and 'all'")
+    parser.addoption(
+        "--face-tests-only", action="store_true",
+        help="run only the tests of the selected faces (CI runs the other faces so, after the "
+             "default run)")
 
 
 def selected_faces(config: pytest.Config) -> tuple[str, ...]:
@@ -69,6 +73,25 @@ def selected_faces(config: pytest.Config) -> tuple[str, ...]:
         raise pytest.UsageError(f"--faces: unknown face(s) {', '.join(sorted(unknown))}; "
                                 f"registered: {', '.join(faces.REGISTERED)}")
     return tuple(n for n in faces.REGISTERED if n in asked)
+
+
+def face_of(item: pytest.Item) -> str | None:
+    """The face a test is about: its ``face`` marker, or the face it is parametrised with."""
+    marker = item.get_closest_marker("face")
+    if marker is not None:
+        return str(marker.args[0])
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return next((params[f] for f in FACE_PARAMETERS if f in params), None)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--face-tests-only``, keep only the tests of the selected faces."""
+    if not config.getoption("--face-tests-only"):
+        return
+    chosen = set(selected_faces(config))
+    kept = [item for item in items if face_of(item) in chosen]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -94,6 +117,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for marker in item.iter_markers("face"):
         skip_unless_runnable(item.config, marker.args[0])
 
+
+#: The fixtures that parametrise a test over faces.
+FACE_PARAMETERS = ("face", "checked_face", "engine_face", "pruning_face")
 
 #: The session fixture a face needs before it runs: a Spark session, a PostgreSQL server.
 FACE_FIXTURES = {"spark": "spark_session", "ibis-postgres": "postgres_server"}

@@ -32,17 +32,13 @@ from rankframe.faces import oracle
 from rankframe.faces.polars import builder, expression
 from rankframe.metrics.registry import METRICS, Metric
 from tests.support import REPO
-from tests.support.faces import COLUMNS, reference_face
-from tests.support.strategies import Qrels, Run, judged_tables, metric_params, tables_for
+from tests.support.faces import COLUMNS, examples
+from tests.support.strategies import Qrels, Run, metric_params
 
 pytestmark = pytest.mark.face("spark")
 
 TOLERANCE = 1e-9
 SPARK_METRICS = sorted(rfs.SUPPORTED_METRICS)
-#: Generated examples of the batched type/ANSI test. A Spark job costs about a second here
-#: (2 cores) whatever its size, so each example packs many queries into one job: up to
-#: 12 generated tables (96 queries), every Spark metric with 2 parameter sets each.
-PARITY_EXAMPLES = 40
 
 
 TO_SPARK = {pl.Float64: "double", pl.Int64: "long"}
@@ -127,7 +123,7 @@ def call(face: Callable[..., Any], metric: Metric, values: dict[str, Any]) -> An
 
 
 @given(data=st.data())
-@spark_settings(60)
+@spark_settings(examples(share=1.2))
 def test_output_names_match_the_polars_face(spark: SparkSession, data: st.DataObject) -> None:
     """Resolving the aggregate (no job runs) gives the alias the Polars expression has."""
     frame = spark.createDataFrame([], f"qid string, {EVERY_COLUMN}")
@@ -162,114 +158,6 @@ def test_columns_may_be_expressions(spark: SparkSession) -> None:
     assert row["recall@1"] == 0.5
     assert row["ndcg"] == pytest.approx(2 / (2 + 1 / math.log2(3)))
     assert row["num_rel"] == 2
-
-
-# --------------------------------------------------------------------------------------
-# Spark's column types and ANSI mode: all metrics in one Spark job per generated batch
-# --------------------------------------------------------------------------------------
-
-PARAM_SETS_PER_METRIC = 2
-
-
-def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
-    """Generated tables as one table, queries renamed t<j>_<qid> so they stay apart."""
-    return pl.concat([
-        t.with_columns(qid=pl.format("t{}_{}", pl.lit(j), pl.col("qid")))
-        for j, t in enumerate(tables)
-    ])
-
-
-def check_batch(spark: SparkSession, parity_log: Any, judged: pl.DataFrame, frame: DataFrame,
-                names: list[str], data: st.DataObject, ansi: bool, schema: str) -> None:
-    """Every metric of ``names``, with PARAM_SETS_PER_METRIC drawn parameter sets each, in
-    one Spark job over ``frame`` (``judged`` in Spark), against the oracle; with Spark's
-    result types (bigint for counts, double otherwise), and under ANSI mode or not."""
-    cases: list[tuple[Metric, dict[str, Any]]] = [
-        (metric, data.draw(metric_params(metric), label=f"{metric.name} parameters"))
-        for metric in (METRICS[name] for name in names)
-        for _ in range(PARAM_SETS_PER_METRIC)
-    ]
-    columns = [call(getattr(rfs, m.name), m, values).alias(f"c{i}")
-               for i, (m, values) in enumerate(cases)]
-    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
-    try:
-        result = frame.groupBy("qid").agg(*columns)
-        out = {r["qid"]: r for r in result.collect()}
-    finally:
-        spark.conf.unset("spark.sql.ansi.enabled")
-
-    assert set(out) == set(judged["qid"].unique().to_list())
-    types = dict(result.dtypes)
-    for i, (metric, values) in enumerate(cases):
-        assert types[f"c{i}"] == ("bigint" if metric.is_count else "string" if metric.is_string
-                                  else "double"), metric.name
-        oracle = reference_face(metric, judged, values)
-        worst = 0.0
-        for qid, expected in oracle.items():
-            value = out[qid][f"c{i}"]
-            assert value is not None, f"{metric.name}{values}: NULL for {qid}"
-            if metric.is_string:  # relstring: the same text
-                assert value == expected, f"{metric.name}{values} on {qid}: {value!r}"
-                continue
-            assert math.isfinite(value), f"{metric.name}{values}: {value} for {qid}"
-            diff = abs(value - expected)
-            worst = max(worst, diff)
-            assert diff <= TOLERANCE, (
-                f"{metric.name}{values} on {qid} (ansi={ansi}, schema {schema}): "
-                f"spark={value!r} reference={expected!r}\n"
-                f"{judged.filter(pl.col('qid') == qid)}"
-            )
-        parity_log.record(f"spark:{metric.name}", len(oracle), worst)
-
-
-@given(
-    tables=st.lists(judged_tables(), min_size=3, max_size=12),
-    data=st.data(),
-    integer_grades=st.booleans(),
-    int_ranks=st.booleans(),
-    ansi=st.booleans(),
-)
-@spark_settings(PARITY_EXAMPLES)
-def test_spark_matches_the_reference(
-    spark: SparkSession, parity_log: Any, tables: list[pl.DataFrame], data: st.DataObject,
-    integer_grades: bool, int_ranks: bool, ansi: bool,
-) -> None:
-    judged = stacked(tables)
-    grades = judged["rel"].drop_nulls()
-    integral = integer_grades and bool((grades == grades.floor()).all())
-    schema = (f"qid string, rel {'long' if integral else 'double'}, "
-              f"rank {'int' if int_ranks else 'long'}")
-    rows = [(q, None if g is None else (int(g) if integral else g), r)
-            for q, g, r in judged.select("qid", "rel", "rank").iter_rows()]
-    frame = spark.createDataFrame(rows, schema)
-    ranked = [n for n in SPARK_METRICS if METRICS[n].columns == ("rel", "rank")]
-    check_batch(spark, parity_log, judged, frame, ranked, data, ansi, schema)
-
-
-#: The metrics that read other columns than (rel, rank), by the columns they read.
-FAMILIES = {columns: sorted(n for n in SPARK_METRICS if METRICS[n].columns == columns)
-            for columns in {METRICS[n].columns for n in SPARK_METRICS} - {("rel", "rank")}}
-#: Generated batches per family: the correlations, RBO and the tie-aware metrics.
-FAMILY_EXAMPLES = 12
-
-
-@pytest.mark.parametrize("columns", sorted(FAMILIES), ids="-".join)
-def test_spark_matches_the_reference_beyond_rel_and_rank(
-    spark: SparkSession, parity_log: Any, columns: tuple[str, ...]) -> None:
-    """As above for the correlations (x, y: Float64 or Int64 with the edges of
-    tests/strategies.py), RBO and the tie-aware metrics, each family one job a batch."""
-    names = FAMILIES[columns]
-
-    @given(tables=st.lists(tables_for(METRICS[names[0]]), min_size=2, max_size=6),
-           data=st.data(), ansi=st.booleans())
-    @spark_settings(FAMILY_EXAMPLES)
-    def check(tables: list[pl.DataFrame], data: st.DataObject, ansi: bool) -> None:
-        judged = stacked([t for t in tables if t.schema == tables[0].schema])  # one dtype
-        schema = f"qid string, {', '.join(f'{c} {TO_SPARK[judged.schema[c]]}' for c in columns)}"
-        frame = spark.createDataFrame(judged.select("qid", *columns).rows(), schema)
-        check_batch(spark, parity_log, judged, frame, names, data, ansi, schema)
-
-    check()
 
 
 # --------------------------------------------------------------------------------------

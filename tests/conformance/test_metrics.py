@@ -63,16 +63,40 @@ ROUTES: dict[str, dict[str, Route]] = {
 DEFAULT_ROUTES: dict[str, Route] = {"evaluate": lambda face, t, ms, con: evaluate(face, t, ms)}
 
 
+def spark_typed_ansi(face: Face, table: pl.DataFrame, measures: Sequence[Measure],
+                     con: duckdb.DuckDBPyConnection) -> Results:
+    """Spark with its own column types (whole grades as long, ranks as int) under ANSI mode,
+    where an overflow or a bad cast is an error instead of NULL."""
+    from pyspark.sql import SparkSession
+
+    casts = [pl.col(c).cast(pl.Int32) for c in ("rank", "tie_first", "tie_size")
+             if c in table.columns]
+    if "rel" in table.columns:
+        grades = table["rel"].drop_nulls()
+        if bool((grades == grades.floor()).all()):
+            casts.append(pl.col("rel").cast(pl.Int64))
+    conf = SparkSession.builder.getOrCreate().conf
+    conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        return evaluate(face, table.with_columns(casts), measures)
+    finally:
+        conf.unset("spark.sql.ansi.enabled")
+
+
+ROUTES["spark"] = {"evaluate": DEFAULT_ROUTES["evaluate"],
+                   "own column types, ANSI mode": spark_typed_ansi}
+
+
 def routes(face: Face) -> dict[str, Route]:
     return ROUTES.get(face.name, DEFAULT_ROUTES)
 
 
 @st.composite
-def family_measures(draw: st.DrawFn, metrics: Sequence[Metric]) -> list[Measure]:
-    """One or two parameter sets for each metric, as measures labelled m0, m1, ..."""
+def family_measures(draw: st.DrawFn, metrics: Sequence[Metric], most: int) -> list[Measure]:
+    """One to ``most`` parameter sets for each metric, as measures labelled m0, m1, ..."""
     drawn: list[Measure] = []
     for metric in metrics:
-        for _ in range(draw(st.integers(1, 2))):
+        for _ in range(draw(st.integers(1, most))):
             drawn.append(measure(metric, draw(metric_params(metric)), f"m{len(drawn)}"))
     return drawn
 
@@ -113,7 +137,7 @@ def test_face_agrees_with_the_oracle(family: str, checked_face: Face, parity_log
 
     @settings(max_examples=examples(checked_face, share=1.5))
     @given(judged=st.lists(tables_for(metrics[0]), min_size=1, max_size=3).map(stacked),
-           measures=family_measures(metrics),
+           measures=family_measures(metrics, 3 if checked_face.role == "cluster" else 2),
            how=st.sampled_from(sorted(ways)), sort=st.booleans())
     def check(judged: pl.DataFrame, measures: list[Measure], how: str, sort: bool) -> None:
         table = in_rank_order(judged) if sort else judged

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,10 +67,8 @@ def test_compare_notebook_runs_headless(tmp_path: Path) -> None:
         "difference.png", "ndcg_at_k.png", "precision_recall.png"}
 
 
-@pytest.mark.skipif(shutil.which("java") is None and "JAVA_HOME" not in os.environ,
-                    reason="no Java runtime for Spark")
+@pytest.mark.face("spark")
 def test_spark_example_runs() -> None:
-    pytest.importorskip("pyspark")
     done = subprocess.run([sys.executable, str(EXAMPLES / "spark_eval.py")],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -57,7 +57,16 @@ def _run(snippet: Snippet, cwd: Path) -> subprocess.CompletedProcess[str]:
                           stdin=subprocess.DEVNULL)
 
 
-@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.id for s in SNIPPETS])
+#: A snippet that needs one of these runs with that face's tests (``--faces``).
+FACE_NEEDS = {"pyspark": "spark", "java": "spark", "ibis": "ibis-duckdb"}
+
+
+def _param(snippet: Snippet) -> object:
+    faces = dict.fromkeys(FACE_NEEDS[n] for n in snippet.needs if n in FACE_NEEDS)
+    return pytest.param(snippet, id=snippet.id, marks=[pytest.mark.face(f) for f in faces])
+
+
+@pytest.mark.parametrize("snippet", [_param(s) for s in SNIPPETS])
 def test_snippet(snippet: Snippet, tmp_path: Path) -> None:
     if snippet.skip:
         pytest.skip(f"not run: {snippet.skip}")

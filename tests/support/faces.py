@@ -141,8 +141,9 @@ def disagreements(face: Face, m: Measure, got: Mapping[Any, Any], want: Mapping[
                 or not math.isfinite(value):
             faults.append(where + " (not a finite number)")
             continue
-        if m.metric.is_count and not isinstance(value, int):
-            faults.append(where + " (a count must be an integer)")
+        if m.metric.is_count != isinstance(value, int):
+            faults.append(where + (" (a count must be an integer)" if m.metric.is_count
+                                   else " (a float, not an integer)"))
         diff = abs(value - expected)
         worst = max(worst, diff)
         if exact and (value != expected or printed(value) != printed(expected)):

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from rankframe.cli import main
 from tests.support import REPO
+from tests.support.faces import examples
 from tests.support.trec_data import ENGINES, TrecCase, trec_cases
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -119,7 +120,7 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return status, captured.out, captured.err
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(share=0.8), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=trec_cases(), specs=st.sampled_from(MEASURE_SETS), per_query=st.booleans(),
        complete=st.booleans(), level=st.sampled_from([1, 2]),

@@ -22,7 +22,7 @@ from rankframe import faces, trec_eval
 from rankframe.cli import main
 from rankframe.metrics.expr import log2_discount
 from rankframe.metrics.registry import METRICS
-from tests.support.faces import per_query, printed
+from tests.support.faces import examples, per_query, printed
 from tests.support.trec_data import TrecCase, trec_cases
 
 
@@ -83,7 +83,7 @@ def test_the_bpref_example_on_the_command_line(tmp_path: Path, trec_eval_bin: Pa
 MEASURE_SETS = [[], ["-m", "all_trec"], ["-m", "ndcg_cut.3,7", "-m", "map_cut.4", "-m", "bpref"]]
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(share=0.5), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=trec_cases(), measures=st.sampled_from(MEASURE_SETS), complete=st.booleans())
 def test_both_engines_print_the_same_bytes(case: TrecCase, measures: list[str], complete: bool,

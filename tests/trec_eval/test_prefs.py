@@ -29,6 +29,7 @@ from rankframe.io import read_prefs, read_qrels_prefs, read_run
 from rankframe.metrics.prefs import PREFS_COUNTS, PREFS_MEASURES, prefs_evaluate
 from tests import support
 from tests.support import trec_eval as te_binary
+from tests.support.faces import examples
 
 DATA = support.DATA / "trec_eval"
 
@@ -265,7 +266,8 @@ def _case_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("case")
 
 
-@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(share=1.6),
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=prefs_cases(), depth=st.sampled_from([None, None, 2, 4]), complete=st.booleans())
 def test_faces_agree(case: tuple[list[str], list[str]], depth: int | None, complete: bool,
                      tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -282,7 +284,8 @@ def test_faces_agree(case: tuple[list[str], list[str]], depth: int | None, compl
 
 
 @pytest.mark.usefixtures("trec_eval_bin")
-@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(share=1.6),
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=prefs_cases(), depth=st.sampled_from([None, None, 2, 4]),
        fmt=st.sampled_from(["prefs", "qrels_prefs"]), engine=st.sampled_from(["polars", "duckdb"]),
        complete=st.booleans())

@@ -32,6 +32,7 @@ from rankframe import trec_eval
 from rankframe.cli import main
 from rankframe.errors import MeasureError
 from tests import support
+from tests.support.faces import examples
 from tests.support.trec_data import ENGINES, TrecCase
 
 DATA = support.DATA / "trec_eval"
@@ -101,7 +102,8 @@ OPTIONS = [[], ["-q"], ["-q", "-c"], ["-c", "-l", "2"], ["-q", "-M", "30"], ["-q
 def test_random_cases_match_trec_eval10(binary: Path,
                                         tmp_path_factory: pytest.TempPathFactory) -> None:
     folder = tmp_path_factory.mktemp("cases")
-    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(share=0.5),
+              deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=cases(), options=st.sampled_from(OPTIONS),
            measures=st.sampled_from([[], ["-m", "all_trec"]]))
     def check(case: TrecCase, options: list[str], measures: list[str]) -> None:

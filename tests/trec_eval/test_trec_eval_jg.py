@@ -24,6 +24,7 @@ from rankframe.errors import InputError
 from rankframe.faces import oracle
 from tests import support
 from tests.support import trec_eval as te_binary
+from tests.support.faces import examples
 from tests.support.trec_data import DOC_IDS, GRADES, SCORES
 
 DATA = support.DATA / "trec_eval"
@@ -310,7 +311,7 @@ def _write(case: tuple[pl.DataFrame, pl.DataFrame], directory: Path) -> tuple[Pa
 
 @pytest.mark.usefixtures("trec_eval_bin")
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None,
-          max_examples=40)
+          max_examples=examples(share=0.8))
 @given(case=jg_cases(), options=st.sampled_from([
     ["-m", "qrels_jg"], ["-m", "qrels_jg", "-M", "4"], ["-m", "qrels_jg", "-l", "2"],
     ["-m", "P_avgjg.1,3", "-m", "Rprec_mult_avgjg.0.35,3"]]))
@@ -329,7 +330,7 @@ def test_trec_eval_binary_on_judgment_groups(case: tuple[pl.DataFrame, pl.DataFr
 
 @pytest.mark.usefixtures("trec_eval_bin")
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None,
-          max_examples=40)
+          max_examples=examples(share=0.8))
 @given(case=jg_cases(), options=st.sampled_from([
     ["-m", "Rprec_mult"], ["-m", "Rprec_mult", "-M", "4"], ["-m", "Rprec_mult", "-l", "2"],
     ["-m", "Rprec_mult.0.35,0.5,5,0.05"]]))

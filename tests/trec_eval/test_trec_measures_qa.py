@@ -15,6 +15,7 @@ from rankframe import trec_eval as te
 from rankframe.cli import main
 from rankframe.errors import MeasureError
 from tests.support import trec_eval as te_binary
+from tests.support.faces import examples
 from tests.support.trec_data import TrecCase, trec_cases
 
 needs_binary = pytest.mark.usefixtures("trec_eval_bin")
@@ -51,7 +52,7 @@ def test_trec_eval_test_files(options: list[str], engine: str, trec_eval_tests: 
 
 
 @needs_binary
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(share=0.5), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=trec_cases())
 def test_generated_runs_and_qrels(case: TrecCase, tmp_path_factory: pytest.TempPathFactory,

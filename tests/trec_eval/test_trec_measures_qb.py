@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests import support
 from tests.support import trec_eval as te_binary
+from tests.support.faces import examples
 from tests.support.trec_data import TrecCase, trec_cases
 
 ROOT = support.REPO
@@ -64,7 +65,8 @@ def test_gain_pairs_as_trec_eval_help_writes_them(trec_eval_tests: Path) -> None
     assert rankframe_eval(*args) == trec_eval(*args)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(share=0.5),
+          deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=trec_cases())
 def test_generated_cases(case: TrecCase, tmp_path_factory: pytest.TempPathFactory) -> None:
     qrels, run = case.write(tmp_path_factory.mktemp("case"))

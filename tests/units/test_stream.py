@@ -19,6 +19,7 @@ from rankframe.errors import InputError
 from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import NotStreamable, RunStream
 from rankframe.trec_eval import unjudged_count
+from tests.support.faces import examples
 from tests.support.trec_data import TrecCase, trec_cases
 
 MEASURES = ["ndcg_cut_10", "map", "recip_rank", "P_5", "recall_10", "num_ret", "num_rel"]
@@ -44,7 +45,7 @@ SPANNING = TrecCase(  # q2 spans 200-byte pieces and ends where one ends: q3 is 
            "q4": {"1": 0}})
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(share=0.8), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=trec_cases(), block=st.sampled_from([1, 40, 200, 1 << 20]),
        complete=st.booleans(), depth=st.sampled_from([None, 3]))
