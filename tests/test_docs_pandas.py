@@ -102,8 +102,8 @@ def test_a_table_polars_cannot_convert_is_an_input_error() -> None:
 
 
 def test_a_lazyframe_where_a_dataframe_is_needed() -> None:
-    with pytest.raises(TypeError, match="summarize: the per_query: expected a DataFrame .* "
-                       "got a LazyFrame; collect it first"):
+    with pytest.raises(TypeError, match=r"summarize: the per_query: expected a DataFrame .* "
+                       r"got a LazyFrame; collect it first"):
         rf.summarize(RUN.lazy())  # type: ignore[arg-type]
 
 
