@@ -51,7 +51,8 @@ BUILD = textwrap.dedent("""
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO)}
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": path}
     done = subprocess.run([sys.executable, "-c", BUILD, str(out)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-4000:]}"
