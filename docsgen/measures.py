@@ -2,21 +2,30 @@
 
 For each registered metric: the summary line of its Polars builder's docstring (the
 formula), its parameters with their defaults and choices, the measure strings that name it,
-the trec_eval names computing it, which registered faces evaluate it (from each face's
-``unsupported`` mapping) and how peer tools define it differently (:mod:`docsgen.peers`).
+the trec_eval names computing it, which registered faces evaluate it and how peer tools
+define it differently (:mod:`docsgen.peers`).
+
+Which faces have a metric is read from the generated table committed in ``docs/faces.md``
+(``python -m rankframe.faces.table --write docs/faces.md``; a test keeps it current), so
+the site builds with the ``docs`` extra alone, without the Spark and Ibis faces' modules.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from collections import defaultdict
+from pathlib import Path
 
 import rankframe
+from docsgen.docstrings import to_markdown
 from docsgen.peers import NOTES, PEERS
-from rankframe import faces, measures, trec_eval
-from rankframe.errors import MeasureError, RankframeError
-from rankframe.faces.table import support_table
+from rankframe import measures, trec_eval
+from rankframe.errors import MeasureError
+from rankframe.faces.table import BEGIN, END
 from rankframe.metrics.registry import METRICS, Metric, Param
+
+FACES_PAGE = Path(__file__).resolve().parent.parent / "docs" / "faces.md"
 
 #: ``rankframe eval -m`` names that trec_eval itself does not have.
 INTRO = """\
@@ -26,13 +35,15 @@ built; the definitions, edge cases and worked examples are in the
 `rf.<name>(rel, *required, rank=..., **options)`, SQL `rf_<name>(rel, rank, *required,
 option := value)` (the cutoff `k` may be left out in both: the whole list), measure
 strings `name[(option=value,...)][@cutoff]` in `rf.evaluate`.
-A face without ✓ raises a `MeasureError` with the reason numbered under the table.
+Each metric lists the faces (engines) that lack it, with the reason; the whole
+[metric x face table](faces.md#which-face-has-which-metric) is on its own page.
 """
 
 
 def _summary(metric: Metric) -> str:
     doc = inspect.getdoc(getattr(rankframe, metric.name)) or ""
-    return " ".join(doc.split("\n\n")[0].split())
+    return to_markdown(" ".join(doc.split("\n\n")[0].split()), lambda _: None,
+                       "semantics.md")
 
 
 def _default(param: Param) -> str:
@@ -83,25 +94,33 @@ def trec_names() -> dict[str, list[str]]:
     return out
 
 
-def face_support() -> tuple[list[str], dict[str, dict[str, str | None]]]:
-    """The registered faces, and metric -> face -> None (supported) or the reason not."""
-    names = [n for n, r in faces.REGISTERED.items() if r.role != "oracle"]
-    table: dict[str, dict[str, str | None]] = {m: {} for m in METRICS}
-    for name in names:
-        try:
-            unsupported = dict(faces.get(name).unsupported)
-        except RankframeError as exc:  # a face whose extra is not installed
-            unsupported = {m: f"unknown here: {exc}" for m in METRICS}
-        for metric in METRICS:
-            table[metric][name] = unsupported.get(metric)
-    return names, table
+def face_support(text: str | None = None
+                 ) -> tuple[list[str], dict[str, dict[str, str | None]]]:
+    """The faces of the generated table in ``docs/faces.md`` (or ``text``), and metric ->
+    face -> None (supported) or the reason not."""
+    text = FACES_PAGE.read_text(encoding="utf-8") if text is None else text
+    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
+    rows, _, notes_text = table.partition("\n\n")
+    notes: dict[str, str] = {}
+    for line in notes_text.splitlines():
+        number, _, rest = line.partition(". ")
+        notes[number] = rest.partition(": ")[2].removesuffix(".")
+    header, _, *body = rows.splitlines()
+    names = [c.strip() for c in header.strip("|").split("|")][1:]
+    support: dict[str, dict[str, str | None]] = {}
+    for row in body:
+        metric, *cells = (c.strip() for c in row.strip("|").split("|"))
+        note = [re.fullmatch(r"— \((\d+)\)", c) for c in cells]
+        support[metric.strip("`")] = {
+            face: (notes[m.group(1)] if m else None) for face, m in zip(names, note, strict=True)}
+    return names, support
 
 
 def page() -> str:
     """The whole Markdown page."""
     strings, trec = measure_strings(), trec_names()
     _, support = face_support()
-    lines = ["# Measure reference", "", INTRO, "## Faces", "", support_table()]
+    lines = ["# Measure reference", "", INTRO]
     for name, metric in METRICS.items():
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "

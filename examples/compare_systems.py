@@ -7,9 +7,11 @@
 # interpolated precision-recall curves.
 #
 # `examples/compare_systems.py` is the source of `examples/compare_systems.ipynb`
-# (`python examples/make_notebook.py` writes the notebook from it). Run either from the
-# repository root, the script headless: `python examples/compare_systems.py`. Needs the
-# extras `stats` and `plot`.
+# (`python examples/make_notebook.py` writes the notebook from it). Open the notebook in
+# Jupyter (which runs it from `examples/`) or run
+# `jupyter nbconvert --to notebook --execute examples/compare_systems.ipynb` from the
+# repository root; the script runs headless from either: `python
+# examples/compare_systems.py`. Needs the extras `stats` and `plot`.
 
 # %%
 # %matplotlib inline
@@ -22,7 +24,12 @@ import polars as pl
 import rankframe as rf
 from rankframe.analysis import plots, report
 
-DATA = Path("examples/data")
+# The example data from examples/ (where Jupyter runs a notebook) or from the root.
+DATA = next((p for p in (Path("data"), Path("examples", "data")) if (p / "qrels.txt").is_file()),
+            None)
+if DATA is None:
+    raise FileNotFoundError("examples/data/qrels.txt not found: run this from the repository "
+                            "root or from examples/")
 qrels_path = DATA / "qrels.txt"
 run_paths = [DATA / f"run.{name}.txt" for name in ("bm25", "dense", "hybrid")]
 

@@ -18,6 +18,7 @@ import polars as pl
 from rankframe import faces
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
+from rankframe.frames import Eager, eager, graded_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.metrics.expr import divide, sequential_sum
 from rankframe.table.checks import check_frame, check_judged
@@ -67,7 +68,7 @@ def _require_read(fn: str, judged: JudgedTable, parsed: list[Measure],
 
 
 def evaluate(
-    judged: JudgedTable,
+    judged: JudgedTable | Eager,
     measures: str | Sequence[str],
     *,
     query: str | Sequence[str] = "qid",
@@ -83,7 +84,8 @@ def evaluate(
     ----------
     judged
         The judged long table (docs/semantics.md#the-judged-long-table), e.g. from
-        :func:`rankframe.judge`.
+        :func:`rankframe.judge`: a Polars DataFrame or LazyFrame, a pandas DataFrame or a
+        pyarrow Table (converted to Polars).
     measures
         Measure strings such as ``"ndcg@10"``, ``"P@10"``, ``"map"``, ``"mrr@10"`` or
         trec_eval names (``"ndcg_cut_10"``, ``"P_10"``); each becomes a column so named.
@@ -115,6 +117,7 @@ def evaluate(
     >>> rf.evaluate(judged, ["P@1", "mrr"]).rows()
     [('a', 0.0, 0.5), ('b', 1.0, 1.0)]
     """
+    judged = to_polars("evaluate", "judged table", judged)
     keys = _keys(query)
     _distinct("evaluate", keys, rel, rank)
     face, parsed = _parsed("evaluate", measures, keys, engine, threshold)
@@ -172,14 +175,14 @@ def _positive_rows_suffice(parsed: list[Measure]) -> bool:
 
 
 def evaluate_run(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    run: Eager | pl.LazyFrame,
+    qrels: Eager | pl.LazyFrame,
     measures: str | Sequence[str],
     *,
     query: str = "qid",
     doc: str = "docid",
     score: str = "score",
-    rel: str = "rel",
+    rel: str | None = "rel",
     depth: int | None = None,
     engine: str = "polars",
     threshold: float = 1,
@@ -202,11 +205,16 @@ def evaluate_run(
     ----------
     run, qrels
         The run (``query``, ``doc``, ``score``) and the qrels (``query``, ``doc``, ``rel``),
-        DataFrames or LazyFrames, as for :func:`rankframe.judge`.
+        Polars DataFrames or LazyFrames, pandas DataFrames or pyarrow Tables, as for
+        :func:`rankframe.judge`.
     measures
         Measure strings, as for :func:`evaluate`.
-    query, doc, score, rel
-        Column names; default ``qid``, ``docid``, ``score``, ``rel``.
+    query, doc, score
+        Column names; default ``qid``, ``docid``, ``score``.
+    rel
+        The qrels' grade column, default ``rel``; ``None`` for qrels without grades
+        (implicit feedback: every listed pair relevant, grade 1), as for
+        :func:`rankframe.judge`.
     depth
         Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
     engine, threshold, con
@@ -224,6 +232,8 @@ def evaluate_run(
     [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
     """
     fn = "evaluate_run"
+    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
     if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
@@ -286,7 +296,7 @@ def _summary_measure(label: str, guessed: bool) -> Measure:
 
 
 def summarize(
-    per_query: pl.DataFrame,
+    per_query: Eager,
     measures: Sequence[str] | None = None,
     *,
     query: str | Sequence[str] = "qid",
@@ -300,7 +310,7 @@ def summarize(
     Parameters
     ----------
     per_query
-        A per-query table, e.g. from :func:`evaluate`.
+        A per-query table, e.g. from :func:`evaluate` (Polars, pandas or a pyarrow Table).
     measures
         Measure columns to summarise; None (default): every column that is neither a query
         nor a ``by`` column. Each name must parse as a measure string.
@@ -316,6 +326,7 @@ def summarize(
     >>> rf.summarize(per_query).rows()
     [(0.75, 15)]
     """
+    per_query = eager("summarize", "per_query", per_query)
     groups = _keys(by) if by is not None else []
     keys = set(_keys(query)) | set(groups)
     labels = list(measures) if measures is not None else [

@@ -24,6 +24,7 @@ import polars as pl
 
 from rankframe.errors import InputError
 from rankframe.evaluate import evaluate
+from rankframe.frames import Eager, eager
 from rankframe.table.judge import judge
 
 __all__ = ["GROUP", "average_groups", "evaluate_groups", "group_keys", "judge_groups", "unkey"]
@@ -70,7 +71,7 @@ def unkey(frame: pl.DataFrame, mapping: pl.DataFrame) -> pl.DataFrame:
     return _unkey(frame, mapping)
 
 
-def judge_groups(run: pl.DataFrame, qrels_jg: pl.DataFrame, *,
+def judge_groups(run: Eager, qrels_jg: Eager, *,
                  depth: int | None = None) -> pl.DataFrame:
     """The judged table of judgment groups: for each query of ``qrels_jg`` and each of its
     groups, :func:`rankframe.judge` of the run's rows for that query against that group's
@@ -106,13 +107,14 @@ def judge_groups(run: pl.DataFrame, qrels_jg: pl.DataFrame, *,
     ('v', 'b', 2, None)
     ('v', 'c', None, 1)
     """
+    run, qrels_jg = eager("judge_groups", "run", run), eager("judge_groups", "qrels", qrels_jg)
     keyed_run, keyed_qrels, mapping = group_keys(run, qrels_jg)
     judged = judge(keyed_run, keyed_qrels, depth=depth).with_row_index("__row")
     return (_unkey(judged, mapping).sort("qid", GROUP, "__row", maintain_order=True)
             .drop("__row"))
 
 
-def average_groups(per_group: pl.DataFrame, *, query: str = "qid",
+def average_groups(per_group: Eager, *, query: str = "qid",
                    group: str = GROUP) -> pl.DataFrame:
     """Per-query means over judgment groups of per-(query, group) values, as trec_eval
     computes its ``*_avgjg`` measures: each query's values summed left to right in the byte
@@ -138,6 +140,7 @@ def average_groups(per_group: pl.DataFrame, *, query: str = "qid",
     >>> rf.average_groups(per_group).rows()
     [('1', 0.375), ('2', 1.0)]
     """
+    per_group = eager("average_groups", "per_group", per_group)
     values = [c for c in per_group.columns if c not in (query, group)]
     return (per_group.sort(query, group)
             .group_by(query, maintain_order=True)
@@ -145,7 +148,7 @@ def average_groups(per_group: pl.DataFrame, *, query: str = "qid",
                  for c in values))
 
 
-def evaluate_groups(judged: pl.DataFrame | pl.LazyFrame, measures: str | Sequence[str], *,
+def evaluate_groups(judged: Eager | pl.LazyFrame, measures: str | Sequence[str], *,
                     engine: str = "polars", threshold: float = 1, con: Any = None
                     ) -> pl.DataFrame:
     """Per-query values of ``measures`` over the judged table of judgment groups

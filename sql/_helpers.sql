@@ -6,6 +6,21 @@
 --   rank NULL = judged but not retrieved;  rel NULL = retrieved but unjudged;
 --   rel < 0 = pooled but unjudged;  a row is relevant iff rel >= threshold.
 
+-- The oldest DuckDB these macros are tested on (every header example and every macro on
+-- generated tables, in the command-line tool) is 1.5.0; 1.4.4 already differs (relstring
+-- is NULL where nothing is retrieved). An older one stops the load here, with one line
+-- saying so, before any macro is defined.
+SET VARIABLE rf__duckdb_version = CASE
+    WHEN coalesce(try_cast(regexp_extract(version(), '^v?(\d+)\.(\d+)\.(\d+)', 1) AS INTEGER)
+                  * 1000000
+                  + try_cast(regexp_extract(version(), '^v?(\d+)\.(\d+)\.(\d+)', 2) AS INTEGER)
+                  * 1000
+                  + try_cast(regexp_extract(version(), '^v?(\d+)\.(\d+)\.(\d+)', 3) AS INTEGER),
+                  0) >= 1005000 THEN version()
+    ELSE error('rankframe''s SQL macros need DuckDB 1.5.0 or newer; this is DuckDB '
+               || version())
+END;
+
 -- Argument checks: return the argument when valid, otherwise raise an error naming the
 -- macro, the argument and what is allowed.
 CREATE OR REPLACE TEMP MACRO rf__k(fn, k) AS

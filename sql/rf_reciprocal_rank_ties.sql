@@ -11,28 +11,42 @@
 --         (NULL, 1, 1), (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL))
 --         t(rel, tie_first, tie_size);
 --     => 0.4167
+
+-- The expected reciprocal rank of the first relevant row, from the first tie group holding
+-- a relevant row: its first position f, its size t and the r relevant rows in it. Every
+-- step of the reduction carries f, t and r: the reducing lambda reads nothing from outside
+-- (DuckDB 1.4 and 1.5 read captured values of the wrong row when the lists' lengths
+-- differ), and the steps have the accumulator's type.
+CREATE OR REPLACE TEMP MACRO rf__first_relevant_rr_ties(f, t, r, k) AS
+    coalesce(list_reduce(
+        list_transform(range(1, least(t - r + 1, coalesce(k - f + 1, t))::BIGINT + 1),
+                       lambda j: {'value': 0::DOUBLE, 'chance': 0::DOUBLE, 'j': j,
+                                  'f': f::BIGINT, 't': t::BIGINT, 'r': r::BIGINT}),
+        lambda acc, step: {
+            'value': acc.value
+                + CASE WHEN step.j = 1 THEN step.r / step.t
+                       ELSE acc.chance * (step.t - step.r - step.j + 2) / (step.t - step.j + 1)
+                  END / (step.f + step.j - 1),
+            'chance': CASE WHEN step.j = 1 THEN step.r / step.t
+                           ELSE acc.chance * (step.t - step.r - step.j + 2)
+                                / (step.t - step.j + 1) END,
+            'j': step.j, 'f': step.f, 't': step.t, 'r': step.r},
+        {'value': 0::DOUBLE, 'chance': 0::DOUBLE, 'j': 0::BIGINT, 'f': 0::BIGINT,
+         't': 0::BIGINT, 'r': 0::BIGINT}).value, 0)::DOUBLE;
+
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank_ties(rel, tie_first, tie_size, k := NULL,
                                                      threshold := 1) AS
     CASE WHEN rf__ok_k('rf_reciprocal_rank_ties', k)
               AND rf__ok(rf__threshold('rf_reciprocal_rank_ties', threshold)) THEN
-        coalesce(list_transform([coalesce(list({'f': tie_first, 't': tie_size}) FILTER (
-                WHERE tie_first IS NOT NULL
-                  AND rf__relevant(rel, rf__threshold('rf_reciprocal_rank_ties', threshold))), [])],
-            lambda groups: list_transform([{
-                'f': list_min(list_transform(groups, lambda g: g.f)),
-                'r': len(list_filter(groups,
-                         lambda g: g.f = list_min(list_transform(groups, lambda h: h.f)))),
-                't': list_filter(groups,
-                         lambda g: g.f = list_min(list_transform(groups, lambda h: h.f)))[1].t}],
-                lambda c: list_reduce(
-                    range(1, least(c.t - c.r + 1,
-                                   coalesce(k - c.f + 1, c.t))::BIGINT + 1),
-                    lambda acc, j: {
-                        'value': acc.value
-                            + CASE WHEN j = 1 THEN c.r / c.t
-                                   ELSE acc.chance * (c.t - c.r - j + 2) / (c.t - j + 1) END
-                              / (c.f + j - 1),
-                        'chance': CASE WHEN j = 1 THEN c.r / c.t
-                                       ELSE acc.chance * (c.t - c.r - j + 2) / (c.t - j + 1) END},
-                    {'value': 0::DOUBLE, 'chance': 0::DOUBLE}).value)[1])[1], 0)::DOUBLE
+        rf__first_relevant_rr_ties(
+            min(tie_first) FILTER (WHERE tie_first IS NOT NULL AND rf__relevant(rel,
+                rf__threshold('rf_reciprocal_rank_ties', threshold))),
+            arg_min(tie_size, tie_first) FILTER (WHERE tie_first IS NOT NULL AND rf__relevant(
+                rel, rf__threshold('rf_reciprocal_rank_ties', threshold))),
+            len(list_filter(list(tie_first) FILTER (WHERE tie_first IS NOT NULL
+                    AND rf__relevant(rel, rf__threshold('rf_reciprocal_rank_ties', threshold))),
+                lambda first: first = min(tie_first) FILTER (WHERE tie_first IS NOT NULL
+                    AND rf__relevant(rel, rf__threshold('rf_reciprocal_rank_ties',
+                                                        threshold)))))::BIGINT,
+            k)
     END;

@@ -30,6 +30,7 @@ import polars as pl
 from rankframe import validation
 from rankframe.analysis.runs import evaluate_runs
 from rankframe.errors import InputError, MeasureError
+from rankframe.frames import Eager, from_foreign
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,10 +70,10 @@ def _require(name: str) -> ModuleType:
 
 
 def compare(
-    data: pl.DataFrame | Mapping[str, pl.DataFrame] | Sequence[PathLike],
+    data: Eager | Mapping[str, Eager] | Sequence[PathLike],
     /,
     *,
-    qrels: pl.DataFrame | PathLike | None = None,
+    qrels: Eager | PathLike | None = None,
     system: str = "system",
     query: str = "qid",
     measures: Sequence[str] | str | None = None,
@@ -94,7 +95,8 @@ def compare(
         per measure (``qrels`` must then be ``None``); or the runs, as run file paths or
         a mapping system name -> run frame, which need ``qrels`` and ``measures`` and are
         evaluated by :func:`rankframe.analysis.runs.evaluate_runs` (each run on the qrels
-        queries it retrieved for, as trec_eval).
+        queries it retrieved for, as trec_eval). Frames may be Polars, pandas or pyarrow
+        Tables.
     qrels
         With runs: the qrels frame or file path. With a per-query table: ``None``.
     system, query
@@ -318,8 +320,14 @@ def adjust_pvalues(p_values: Sequence[float], correction: Correction | None) -> 
 # --------------------------------------------------------------------------- input
 
 
-_EXPECTED = ("compare: expected a per-query polars DataFrame, a list of run files or a "
-             "mapping system name -> run frame")
+_EXPECTED = ("compare: expected a per-query polars DataFrame (or pandas DataFrame or pyarrow "
+             "Table), a list of run files or a mapping system name -> run frame")
+
+
+def _as_polars(fn: str, name: str, obj: object) -> object:
+    """A pandas DataFrame or pyarrow Table as a Polars DataFrame; anything else as it is."""
+    converted = from_foreign(fn, name, obj)
+    return obj if converted is None else converted
 
 
 def _per_query_table(
@@ -328,6 +336,10 @@ def _per_query_table(
     """The per-query table to compare and the measure columns to take from it: ``data``
     itself, or the table evaluated from runs and qrels (then every measure column)."""
     fn = "compare"
+    data = _as_polars(fn, "per-query table", data)
+    if isinstance(data, Mapping):
+        data = {k: _as_polars(fn, f"run {k!r}", v) for k, v in data.items()}
+    qrels = _as_polars(fn, "qrels", qrels)
     if isinstance(data, pl.DataFrame):
         if qrels is not None:
             raise InputError(
@@ -344,7 +356,8 @@ def _per_query_table(
     if isinstance(data, Mapping):
         bad = [k for k, v in data.items() if not isinstance(v, pl.DataFrame)]
         if bad:
-            raise TypeError(f"{fn}: runs must map system names to polars DataFrames; "
+            raise TypeError(f"{fn}: runs must map system names to polars DataFrames (or "
+                            "pandas DataFrames or pyarrow Tables); "
                             f"{bad[0]!r} maps to {type(data[bad[0]]).__name__}")
     elif isinstance(data, Sequence):
         for item in data:
@@ -365,7 +378,8 @@ def _per_query_table(
             f"{fn}: runs need measures to evaluate: pass measures=[...], e.g. ['ndcg@10']"
         )
     if not isinstance(qrels, (pl.DataFrame, str, os.PathLike)):
-        raise TypeError(f"{fn}: qrels must be a polars DataFrame or a file path, "
+        raise TypeError(f"{fn}: qrels must be a polars DataFrame or a file path (or a "
+                        "pandas DataFrame or pyarrow Table), "
                         f"got {type(qrels).__name__}")
     table = evaluate_runs(data, qrels, measures, system=system)
     return table, None

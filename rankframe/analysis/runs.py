@@ -25,6 +25,7 @@ import polars as pl
 from rankframe import trec_eval
 from rankframe.errors import InputError
 from rankframe.evaluate import evaluate, evaluate_run
+from rankframe.frames import Eager, eager
 from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
@@ -191,8 +192,8 @@ def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
 
 
 def evaluate_runs(
-    runs: Mapping[str, pl.DataFrame] | Sequence[PathLike],
-    qrels: pl.DataFrame | PathLike,
+    runs: Mapping[str, Eager] | Sequence[PathLike],
+    qrels: Eager | PathLike,
     measures: str | Sequence[str],
     *,
     all_queries: bool = False,
@@ -206,10 +207,11 @@ def evaluate_runs(
     Parameters
     ----------
     runs
-        System name -> run frame (``qid``, ``docid``, ``score``), or run file paths, named
-        as :func:`read_runs` names them.
+        System name -> run frame (``qid``, ``docid``, ``score``; Polars, pandas or a pyarrow
+        Table), or run file paths, named as :func:`read_runs` names them.
     qrels
-        The qrels frame (``qid``, ``docid``, ``rel``) or a qrels file path.
+        The qrels frame (``qid``, ``docid``, ``rel``; Polars, pandas or a pyarrow Table) or
+        a qrels file path.
     measures
         Measure strings, as for :func:`rankframe.evaluate.evaluate`.
     all_queries
@@ -238,16 +240,20 @@ def evaluate_runs(
     >>> rf.evaluate_runs(runs, qrels, ["P@1"]).rows()
     [('x', '1', 1.0), ('y', '1', 0.0)]
     """
-    if not isinstance(runs, Mapping):
-        runs = read_runs(runs)
-    if not isinstance(qrels, pl.DataFrame):
+    fn = "evaluate_runs"
+    frames_of: Mapping[str, pl.DataFrame] = (
+        {name: eager(fn, f"run {name!r}", run) for name, run in runs.items()}
+        if isinstance(runs, Mapping) else read_runs(runs))
+    if isinstance(qrels, (str, os.PathLike)):
         qrels = read_qrels(qrels)
+    else:
+        qrels = eager(fn, "qrels", qrels)
     labels = [measures] if isinstance(measures, str) else list(measures)
     frames = [
         trec_eval_per_query(run, qrels, labels, all_queries=all_queries, depth=depth,
                             threshold=threshold, engine=engine, name=f"system {name!r}")
         .select(pl.lit(name).alias(system), pl.all())
-        for name, run in runs.items()
+        for name, run in frames_of.items()
     ]
     if not frames:
         raise InputError("evaluate_runs: no runs given")

@@ -1,8 +1,9 @@
-"""The metric x face table of the README, generated from the registry and from what each
-registered face says it lacks (``Face.unsupported``, ``Face.judge_ties``).
+"""The metric x face table of the documentation site (``docs/faces.md``), generated from the
+registry and from what each registered face says it lacks (``Face.unsupported``,
+``Face.judge_ties``).
 
-``python -m rankframe.faces.table`` prints the table; ``--write README.md`` replaces the
-table between the two markers of that file. A test compares the README with
+``python -m rankframe.faces.table`` prints the table; ``--write docs/faces.md`` replaces the
+table between the two markers of that file. A test compares that page with
 :func:`support_table`, so the table cannot fall behind the faces. Every face's module is
 imported, so every optional extra must be installed (``rankframe[dev]``).
 """
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rankframe.faces.table",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--write", metavar="FILE", type=Path,
-                        help="replace the table between the markers of FILE (the README)")
+                        help="replace the table between the markers of FILE (docs/faces.md)")
     args = parser.parse_args(argv)
     table = support_table()
     if args.write is None:

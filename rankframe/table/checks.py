@@ -19,6 +19,7 @@ from typing import NamedTuple, overload
 import polars as pl
 
 from rankframe.errors import InputError
+from rankframe.frames import Eager, to_polars
 from rankframe.table.inputs import schema_of
 from rankframe.table.series import adjacent, ascending, changes
 
@@ -29,7 +30,7 @@ _FN = "check_judged"
 
 @overload
 def check_judged(
-    frame: pl.DataFrame, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...,
+    frame: Eager, *, query: str | Sequence[str] = ..., rel: str = ..., rank: str = ...,
     max_grade: float | None = ...,
 ) -> pl.DataFrame: ...
 
@@ -43,7 +44,7 @@ def check_judged(
 
 @overload
 def check_judged(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: Eager | pl.LazyFrame,
     *,
     query: str | Sequence[str] = ...,
     rel: str = ...,
@@ -53,7 +54,7 @@ def check_judged(
 
 
 def check_judged(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: Eager | pl.LazyFrame,
     *,
     query: str | Sequence[str] = "qid",
     rel: str = "rel",
@@ -65,7 +66,8 @@ def check_judged(
     Parameters
     ----------
     frame
-        The judged table: one row per (query, document).
+        The judged table: one row per (query, document). A pandas DataFrame or a pyarrow
+        Table is converted to Polars (and returned as such).
     query
         The query key: a column name or several (``("system", "qid")``).
     rel
@@ -105,6 +107,7 @@ def check_judged(
     ...     print(error)
     check_judged: query 'a' has rank 1 twice (rows 0 and 1, 0-based); ranks must be unique ...
     """
+    frame = to_polars(_FN, "judged table", frame)
     keys = [query] if isinstance(query, str) else list(query)
     if not keys:
         raise ValueError(f"{_FN}: query must name at least one column")

@@ -17,11 +17,12 @@ silently whether ``"007"`` and ``7`` are the same document.
 
 from __future__ import annotations
 
-from typing import Literal, TypeVar, overload
+from typing import Literal, overload
 
 import polars as pl
 
 from rankframe import validation
+from rankframe.frames import Eager, graded_qrels, to_polars
 from rankframe.table.blocks import judge_frames, positive_rows
 from rankframe.table.inputs import (
     Names,
@@ -34,63 +35,62 @@ from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
 __all__ = ["judge", "judge_positive_rows", "positive_rows", "unjudged_run_queries"]
 
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 Ties = Literal["docid", "average"]
 
 
 @overload
 def judge(
-    run: pl.DataFrame,
-    qrels: pl.DataFrame,
+    run: pl.LazyFrame,
+    qrels: Eager | pl.LazyFrame,
     *,
     query: str = ...,
     doc: str = ...,
     score: str = ...,
-    rel: str = ...,
+    rel: str | None = ...,
+    depth: int | None = ...,
+    ties: Ties = ...,
+    judged_only: bool = ...,
+) -> pl.LazyFrame: ...
+
+
+@overload
+def judge(
+    run: Eager,
+    qrels: pl.LazyFrame,
+    *,
+    query: str = ...,
+    doc: str = ...,
+    score: str = ...,
+    rel: str | None = ...,
+    depth: int | None = ...,
+    ties: Ties = ...,
+    judged_only: bool = ...,
+) -> pl.LazyFrame: ...
+
+
+@overload
+def judge(
+    run: Eager,
+    qrels: Eager,
+    *,
+    query: str = ...,
+    doc: str = ...,
+    score: str = ...,
+    rel: str | None = ...,
     depth: int | None = ...,
     ties: Ties = ...,
     judged_only: bool = ...,
 ) -> pl.DataFrame: ...
 
 
-@overload
 def judge(
-    run: pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
-    *,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-    rel: str = ...,
-    depth: int | None = ...,
-    ties: Ties = ...,
-    judged_only: bool = ...,
-) -> pl.LazyFrame: ...
-
-
-@overload
-def judge(
-    run: pl.DataFrame,
-    qrels: pl.LazyFrame,
-    *,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-    rel: str = ...,
-    depth: int | None = ...,
-    ties: Ties = ...,
-    judged_only: bool = ...,
-) -> pl.LazyFrame: ...
-
-
-def judge(
-    run: pl.DataFrame | pl.LazyFrame,
-    qrels: pl.DataFrame | pl.LazyFrame,
+    run: Eager | pl.LazyFrame,
+    qrels: Eager | pl.LazyFrame,
     *,
     query: str = "qid",
     doc: str = "docid",
     score: str = "score",
-    rel: str = "rel",
+    rel: str | None = "rel",
     depth: int | None = None,
     ties: Ties = "docid",
     judged_only: bool = False,
@@ -112,12 +112,16 @@ def judge(
     ----------
     run
         Columns ``query``, ``doc`` and ``score`` (numeric, no NULL or NaN); other columns
-        are ignored.
+        are ignored. A Polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow
+        Table (converted to Polars).
     qrels
         Columns ``query``, ``doc`` and ``rel`` (numeric, no NULL or NaN; negative grades are
-        kept and mean "pooled but unjudged").
-    query, doc, score, rel
+        kept and mean "pooled but unjudged"); the same kinds of table as ``run``.
+    query, doc, score
         Column names.
+    rel
+        The qrels' grade column; ``None`` for qrels without grades (implicit feedback:
+        every listed pair is relevant), which then get a column ``rel`` of 1s.
     depth
         Keep only the top ``depth`` ranks of each query before the join (trec_eval ``-M``);
         ``None`` keeps everything.
@@ -168,6 +172,8 @@ def judge(
     ('q1', 'd5', None, 2, None)
     """
     fn = "judge"
+    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    qrels, rel = graded_qrels(fn, qrels, rel)
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     judged_only = validation.check(fn, "judged_only", "flag", judged_only)
@@ -193,7 +199,18 @@ def judge(
     return pl.defer(judged, schema=schema)
 
 
-def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Frame:
+@overload
+def unjudged_run_queries(run: pl.LazyFrame, qrels: Eager | pl.LazyFrame, *,
+                         query: str = ...) -> pl.LazyFrame: ...
+
+
+@overload
+def unjudged_run_queries(run: Eager, qrels: Eager | pl.LazyFrame, *,
+                         query: str = ...) -> pl.DataFrame: ...
+
+
+def unjudged_run_queries(run: Eager | pl.LazyFrame, qrels: Eager | pl.LazyFrame, *,
+                         query: str = "qid") -> pl.DataFrame | pl.LazyFrame:
     """The queries of ``run`` that have no row at all in ``qrels``.
 
     :func:`judge` excludes them (they cannot be evaluated); report how many were dropped.
@@ -201,7 +218,8 @@ def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Fra
     Parameters
     ----------
     run, qrels
-        Frames with a ``query`` column of the same id kind (strings or integers).
+        Frames with a ``query`` column of the same id kind (strings or integers): Polars,
+        pandas or pyarrow.
     query
         The query id column.
 
@@ -220,6 +238,7 @@ def unjudged_run_queries(run: Frame, qrels: Frame, *, query: str = "qid") -> Fra
     ['1', '3']
     """
     fn = "unjudged_run_queries"
+    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
     run_schema = schema_of(run)
     qrels_schema = schema_of(qrels)
     require(fn, "run", run_schema, {query: "id"})

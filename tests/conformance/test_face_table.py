@@ -1,5 +1,5 @@
-"""The README's metric x face table is the one generated from the registry and the faces
-(rankframe.faces.table), and the generator says every gap and its reason."""
+"""The site's metric x face table (docs/faces.md) is the one generated from the registry and
+the faces (rankframe.faces.table), and the generator says every gap and its reason."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rankframe.faces.table import BEGIN, END, replace_table, support_table
 from rankframe.metrics.registry import METRICS
 from tests.support import REPO
 
-README = REPO / "README.md"
+PAGE = REPO / "docs" / "faces.md"
 
 
 def table_or_skip() -> str:
@@ -21,12 +21,12 @@ def table_or_skip() -> str:
         pytest.skip(f"the table needs every face's module: {exc}")
 
 
-def test_readme_table_is_up_to_date() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_table_is_up_to_date() -> None:
+    text = PAGE.read_text(encoding="utf-8")
     expected = table_or_skip()
     assert replace_table(text, expected) == text, (
-        "README.md's metric x face table is out of date: run "
-        "`python -m rankframe.faces.table --write README.md`")
+        "docs/faces.md's metric x face table is out of date: run "
+        "`python -m rankframe.faces.table --write docs/faces.md`")
 
 
 def test_every_gap_carries_its_face_reason() -> None:
