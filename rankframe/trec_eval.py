@@ -575,7 +575,7 @@ def unknown_measure(spec: str, name: str, others: Sequence[str] = ()) -> Measure
     Examples
     --------
     >>> str(unknown_measure("ndcg_cutt.10", "ndcg_cutt")).partition(" (")[0]
-    "-m ndcg_cutt.10: unknown measure 'ndcg_cutt'; did you mean ndcg_cut?"
+    "-m ndcg_cutt.10: unknown measure 'ndcg_cutt'; did you mean ndcg_cut, ndcg_p, ndcg?"
     """
     name = re.split(r"[@(]", name, maxsplit=1)[0]  # a measure string's name
     known: dict[str, str] = {}

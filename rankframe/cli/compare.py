@@ -17,7 +17,6 @@ import sys
 from typing import Any
 
 from rankframe import faces
-from rankframe.cli.output import Output
 from rankframe.errors import RankframeError
 
 __all__ = ["add_parser", "run"]
@@ -144,10 +143,20 @@ def run(args: argparse.Namespace) -> int:
         text = report.to_latex(result, digits=args.digits, note=note)
     else:
         text = report.to_text(result, digits=args.digits, note=note)
-    with Output(None) as out:  # UTF-8 (run names as read) whatever the locale
-        for line in text.splitlines(keepends=True):
-            out.write(line)
+    _write_utf8(text)
     return 0
+
+
+def _write_utf8(text: str) -> None:
+    """``text`` on stdout as UTF-8 (run names as read), whatever the locale's encoding."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    for line in text.splitlines(keepends=True):  # small writes: a closed pipe is reported
+        buffer.write(line.encode("utf-8"))
+    buffer.flush()
 
 
 def _options(args: argparse.Namespace) -> tuple[float, int, int]:

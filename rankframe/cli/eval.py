@@ -12,7 +12,7 @@ measure strings (``ndcg@10``): printed under trec_eval's name for the same measu
 trec_eval's measures. ``-R`` picks the relevance-information format (:data:`FORMATS`: how
 to read the file and evaluate a run against it). This module reads the options and writes
 the lines: trec_eval's text, or one tidy table (csv, json or parquet; columns run, qid,
-measure, value) for any number of runs, through :mod:`rankframe.cli.output`. The run ``-``
+measure, value) for any number of runs, through :mod:`rankframe.cli.eval_output`. The run ``-``
 is standard input, as for trec_eval.
 
 Several runs (or a quoted glob pattern) are evaluated against the relevance file read once,
@@ -35,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, NoReturn
 
 from rankframe import __version__, faces, trec_eval
-from rankframe.cli import output
+from rankframe.cli import eval_output
 from rankframe.cli.eval_plan import FORMATS, Plan, RunEvaluator, plan, selection
 from rankframe.errors import InputError, RankframeError
 from rankframe.measures import measure_names
@@ -199,12 +199,12 @@ def _write_trec(lines: list[trec_eval.Line], out: Any) -> None:
 
 
 def _write_tidy(runs: list[tuple[str, list[trec_eval.Line]]], fmt: str, out: Any) -> None:
-    """Every run's lines as one tidy table (:mod:`rankframe.cli.output`)."""
-    rows = output.tidy_rows(runs)
+    """Every run's lines as one tidy table (:mod:`rankframe.cli.eval_output`)."""
+    rows = eval_output.tidy_rows(runs)
     if fmt == "csv":
-        output.write_csv(rows, out)
+        eval_output.write_csv(rows, out)
     elif fmt == "json":
-        output.write_json(rows, out)
+        eval_output.write_json(rows, out)
     else:
         from rankframe.cli.eval_frames import write_parquet
 
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output is None and sys.stdout.isatty():
         raise RankframeError("--format parquet writes binary data: name a file with --output FILE, "
                              "or redirect stdout")
-    output.check_not_input(args.output, [
+    eval_output.check_not_input(args.output, [
         ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
         *([("z-score file", args.Z)] if args.Z else [])])
     with contextlib.ExitStack() as stack:
@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
                 raise type(exc)(str(exc).replace(source, "standard input")) from None
 
         with _evaluated(paths, lines_of, args.threads) as results, \
-                output.Output(args.output, binary=args.format == "parquet") as out:
+                eval_output.Output(args.output, binary=args.format == "parquet") as out:
             tables = []
             for path, (unjudged, lines) in zip(paths, results, strict=True):
                 if unjudged:

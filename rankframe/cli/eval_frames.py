@@ -16,8 +16,8 @@ import polars as pl
 
 from rankframe import groups, trec_eval
 from rankframe.analysis.runs import RunFileResult, trec_eval_per_query, trec_eval_run_file
+from rankframe.cli.eval_output import TidyRow
 from rankframe.cli.eval_plan import FORMATS, RunEvaluator, plan
-from rankframe.cli.output import TidyRow
 from rankframe.errors import RankframeError
 from rankframe.io import (
     read_prefs,
@@ -69,7 +69,7 @@ def _groups_per_query(path: str, qrels_jg: pl.DataFrame, needed: list[str],
 
 
 def write_parquet(rows: Iterable[TidyRow], out: Any) -> None:
-    """The tidy rows (:func:`rankframe.cli.output.tidy_rows`) as a parquet table: run, qid
+    """The tidy rows (:func:`rankframe.cli.eval_output.tidy_rows`) as a parquet table: run, qid
     (null on summary rows), measure, value (a double)."""
     columns: tuple[list[Any], ...] = ([], [], [], [])
     for row in rows:
