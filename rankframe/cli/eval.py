@@ -26,10 +26,8 @@ import argparse
 import contextlib
 import glob
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, NoReturn
@@ -310,6 +308,9 @@ def _stdin_source(stack: contextlib.ExitStack) -> str:
     if sys.platform.startswith("linux") and (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
                                              or stat.S_ISCHR(mode)):
         return "/dev/stdin"
+    import shutil
+    import tempfile
+
     with tempfile.NamedTemporaryFile(prefix="rankframe-stdin-", suffix=".run",
                                      delete=False) as copy:
         stack.callback(os.unlink, copy.name)

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import csv
-import json
 import math
 import os
-import secrets
 import stat
 import sys
 import warnings
@@ -86,6 +83,8 @@ def write_csv(rows: Iterable[TidyRow], out: IO[str]) -> None:
     is written as it is (a CSV reader gets it back), with a warning that a spreadsheet would
     run it as a formula.
     """
+    import csv  # only this format needs it
+
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(TidyRow._fields)
     risky: str | None = None
@@ -105,6 +104,8 @@ def write_json(rows: Iterable[TidyRow], out: IO[str]) -> None:
     """The tidy rows as one JSON list of records, on one line (a summary's qid null; a
     value JSON cannot hold, NaN or infinite, null). Written record by record: a large write
     that a closed pipe cuts short may not report it."""
+    import json  # only this format needs it
+
     out.write("[")
     for i, row in enumerate(rows):
         record = {"run": row.run, "qid": row.qid, "measure": row.measure,
@@ -219,7 +220,7 @@ class Output:
         those ``open`` gives), and its descriptor."""
         folder, name = os.path.split(target)
         while True:
-            temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+            temporary = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
             try:
                 descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:
