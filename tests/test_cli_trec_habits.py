@@ -72,6 +72,23 @@ def test_the_run_dash_is_standard_input() -> None:
     assert both.returncode == 0 and both.stdout == alone.stdout * 2
 
 
+def test_the_run_dash_reads_standard_input_from_where_it_stands(tmp_path: Path) -> None:
+    """A file given as standard input is read from its current offset, as trec_eval's
+    fgets reads it (``{ read first; rankframe eval qrels -; } < run``)."""
+    text = RESULTS.read_bytes()
+    first = text.index(b"\n") + 1
+    rest = tmp_path / "rest.txt"
+    rest.write_bytes(text[first:])
+    with open(RESULTS, "rb", buffering=0) as stdin:
+        stdin.seek(first)
+        done = subprocess.run([sys.executable, "-m", "rankframe", "eval", "-m", "num_ret",
+                               str(QRELS), "-"], stdin=stdin, capture_output=True, cwd=REPO,
+                              timeout=300, check=False)
+    expected = rankframe("eval", "-m", "num_ret", QRELS, rest)
+    assert done.returncode == expected.returncode == 0, done.stderr
+    assert done.stdout == expected.stdout
+
+
 def test_the_run_dash_as_trec_eval_reads_it(trec_eval_binary: Path) -> None:
     expected = binary_output(trec_eval_binary, "-q", QRELS, "-", stdin=RESULTS.read_bytes())
     done = rankframe("eval", "-q", QRELS, "-", stdin=RESULTS.read_bytes())

@@ -298,15 +298,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stdin_source(stack: contextlib.ExitStack) -> str:
-    """A path that reads the run given as ``-``, standard input, once: ``/dev/stdin`` on
-    Linux for a pipe or a file (opened again, it starts over), else a temporary copy."""
+    """A path that reads the run given as ``-``, standard input, from where it stands:
+    ``/dev/stdin`` on Linux for a pipe, a terminal or a file read from its start (opened
+    again, such a file starts over), else a temporary copy of what is left to read."""
     try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
+        descriptor = sys.stdin.fileno()
+        mode = os.fstat(descriptor).st_mode
     except (OSError, ValueError, AttributeError):
         raise RankframeError("the run is - (standard input), but standard input is closed"
                              ) from None
-    if sys.platform.startswith("linux") and (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
-                                             or stat.S_ISCHR(mode)):
+    at_start = not stat.S_ISREG(mode) or os.lseek(descriptor, 0, os.SEEK_CUR) == 0
+    if sys.platform.startswith("linux") and at_start and (
+            stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
         return "/dev/stdin"
     import shutil
     import tempfile

@@ -168,6 +168,9 @@ class Output:
         if status is not None and not stat.S_ISREG(status.st_mode):
             self._file = self._open(self.path)  # a device or FIFO: nothing to replace
             return self._file
+        if status is not None and not os.access(target, os.W_OK):  # kept write-protected
+            raise RankframeError(f"--output {self.path}: permission denied (the file is "
+                                 "read-only)")
         self._target = target
         self._temporary, descriptor = self._temporary_beside(target, status)
         self._file = os.fdopen(descriptor, "wb") if self.binary else open(
