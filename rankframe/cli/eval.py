@@ -281,8 +281,9 @@ def run(args: argparse.Namespace) -> int:
                     raise
                 raise type(exc)(str(exc).replace(source, "standard input")) from None
 
-        with _evaluated(paths, lines_of, args.threads) as results, \
-                eval_output.Output(args.output, binary=args.format == "parquet") as out:
+        # The output first: a folder that cannot be written is reported before any run starts.
+        with eval_output.Output(args.output, binary=args.format == "parquet") as out, \
+                _evaluated(paths, lines_of, args.threads) as results:
             tables = []
             for path, (unjudged, lines) in zip(paths, results, strict=True):
                 if unjudged:
