@@ -84,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Library messages may name rankframe already; the CLI's prefix says it once.
         return _error(str(exc).removeprefix("rankframe: "))
     except MemoryError:
-        return _error("out of memory: the input needs more memory than this machine gives "
-                      "(rankframe eval --threads 1 evaluates one run at a time)")
+        hint = {"eval": " (--threads 1 evaluates one run at a time)",
+                "compare": " (fewer --resamples need less)"}.get(args.command, "")
+        return _error(f"out of memory: this needs more memory than the machine gives{hint}")
     except KeyboardInterrupt:
         return _interrupted(130)
     except Terminated as exc:
