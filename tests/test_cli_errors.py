@@ -128,3 +128,19 @@ def test_to_sql_names_the_dialects() -> None:
     with pytest.raises(RankframeError, match="unknown SQL dialect 'spark'"):
         rfi.to_sql(["map"], dialect="spark")
     assert rfi.to_sql(["map"], dialect="Postgres") == rfi.to_sql(["map"], dialect="postgres")
+
+
+def test_compare_writes_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """A run tag outside ASCII, on a stdout whose locale is ASCII: written as read."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("scipy", reason="rankframe[stats] is not installed")
+    run = tmp_path / "run.txt"
+    run.write_text(Path(BM25).read_text().replace(" bm25\n", " bm25ü\n"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "rankframe", "compare", QRELS, str(run), DENSE],
+                          capture_output=True, cwd=REPO, timeout=300, check=False,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert "(a)  bm25ü".encode() in done.stdout
