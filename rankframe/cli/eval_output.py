@@ -1,4 +1,4 @@
-"""Where the command line writes, and the tidy table it writes.
+"""Where ``rankframe eval`` writes, and the tidy table it writes.
 
 - :class:`Output`: standard output, or an ``--output`` file written whole or not at all. The
   file is written to a temporary file beside it and renamed over it only when everything
