@@ -16,8 +16,10 @@ Ibis is the optional extra ``rankframe[ibis]``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
+from rankframe.errors import RankframeError
 from rankframe.faces.base import JudgeOptions, Ties, parse_for
 from rankframe.faces.ibis import (
     BACKENDS,
@@ -34,6 +36,11 @@ from rankframe.measures import Measure
 
 __all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate",
            "evaluate_run", "judge", "temporary_postgres", "to_sql", "unsupported_metrics"]
+
+#: Ibis compilers that compile only inside a live backend (PySpark's reads its session's
+#: options): not dialects for to_sql.
+_SESSION_DIALECTS = {"pyspark": "for Spark SQL use dialect='databricks'; for PySpark "
+                                "DataFrames, rankframe.spark"}
 
 #: The columns a metric may read beyond the query key, with the type ``to_sql`` assumes.
 _COLUMN_TYPES = {"rel": "float64", "rank": "int64", "tie_first": "int64", "tie_size": "int64",
@@ -203,8 +210,8 @@ def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged"
     """
     import ibis
 
+    backend = _dialect(dialect)
     keys = [query] if isinstance(query, str) else list(query)
-    backend = dialect.lower()
     parsed = _measures(measures, keys, threshold,
                        backend if backend in BACKENDS and backend != "polars" else None)
     names = _columns(rel, rank, columns)
@@ -216,5 +223,21 @@ def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged"
     source = ibis.table(types, name=table)
     expr = evaluate_table(source, parsed, keys, names,
                           backend if backend in BACKENDS else None)
-    sql: str = ibis.to_sql(expr, dialect=dialect)
+    sql: str = ibis.to_sql(expr, dialect=backend)
     return sql
+
+
+def _dialect(dialect: str) -> str:
+    """``dialect`` as Ibis names its compiler (lower case), or a RankframeError listing the
+    dialects."""
+    import ibis.backends.sql.compilers as compilers
+
+    known = sorted(name for name, module in vars(compilers).items()
+                   if isinstance(module, ModuleType) and getattr(module, "compiler", None)
+                   and name not in _SESSION_DIALECTS)
+    name = dialect.lower() if isinstance(dialect, str) else dialect
+    if name in known:
+        return str(name)
+    why = (f"Ibis compiles {name!r} only in a live session ({_SESSION_DIALECTS[name]})"
+           if name in _SESSION_DIALECTS else f"unknown SQL dialect {dialect!r}")
+    raise RankframeError(f"to_sql: {why}; dialects: {', '.join(known)}")

@@ -29,7 +29,9 @@ Plain data and functions: no command-line parsing, no printing.
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -72,6 +74,7 @@ __all__ = [
     "summary",
     "unjudged_count",
     "unjudged_note",
+    "unknown_measure",
     "zscore",
 ]
 
@@ -96,8 +99,9 @@ _PAIR_PARAMS = ("rbp", "rbp_resid")
 
 
 class Spelled(float):
-    """A parameter written as a ``name=value`` pair (``p=0.80``): the number, and the text
-    trec_eval prints after the measure's name (``rbp_p=0.80``)."""
+    """A parameter as ``-m`` wrote it: the number, and the text trec_eval prints after the
+    measure's name (``rbp_p=0.80`` for ``rbp.p=0.80``, ``set_F_2.0`` for ``set_F.2.0``,
+    ``relstring_05`` for ``relstring.05``)."""
 
     text: str
 
@@ -105,6 +109,12 @@ class Spelled(float):
         number = super().__new__(cls, value)
         number.text = text
         return number
+
+
+def _spelt(value: float | str) -> str:
+    """A parameter as printed after a measure's name: as written when it was
+    (:class:`Spelled`), else the number in its shortest form."""
+    return value.text if isinstance(value, Spelled) else f"{float(value):g}"
 
 
 #: Kinds whose parameters are one text, printed verbatim after the name as trec_eval does
@@ -139,7 +149,7 @@ class TrecMeasure:
         """The printed names, e.g. ``P_5``, ``P_10`` for ``P`` with cutoffs 5 and 10."""
         values = params if params is not None else self.defaults
         if self.kind == "relstring":  # relstring, or relstring_20 when given a length
-            return [self.name if params is None else f"{self.name}_{float(params[0]):g}"]
+            return [self.name if params is None else f"{self.name}_{_spelt(params[0])}"]
         if self.kind == "gain_pairs":  # ndcg_1=3,2=9: the pairs as written
             return [f"{self.name}_{params[0]}" if params else self.name]
         if self.kind == "cut_int":
@@ -147,8 +157,7 @@ class TrecMeasure:
         if self.kind == "cut_float":
             return [f"{self.name}_{float(v):3.2f}" for v in values]
         if self.kind == "param_float" and params is not None:
-            return [f"{self.name}_{v.text}" if isinstance(v, Spelled)
-                    else f"{self.name}_{float(v):g}" for v in params]
+            return [f"{self.name}_{_spelt(v)}" for v in params]
         if self.kind in _VERBATIM and params is not None:
             return [f"{self.name}_{params[0]}"]
         return [self.name]
@@ -257,8 +266,9 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "all_trec": tuple(m.name for m in TREC_MEASURES if m.trec and m.rel_format == "qrels"),
     # all_trec and rankframe's additions:
     "all": tuple(m.name for m in TREC_MEASURES if m.rel_format == "qrels"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall",
-            "set_F"),
+    # trec_eval 10's set (measures.c): the measures of the retrieved set as a whole.
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
@@ -452,11 +462,15 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
     if measure.kind == "gain_pairs":
         gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
         return (text,)
-    if measure.kind == "relstring":
-        if not text.isdigit() or int(text) < 1:
-            raise MeasureError(f"-m {spec}: relstring takes a length, a positive integer, "
-                               f"got {text!r}")
-        return (int(text),)
+    if measure.kind == "relstring":  # a number, its whole part the length (trec_eval's cast)
+        try:
+            length = math.trunc(float(text))
+        except (ValueError, OverflowError):
+            length = 0
+        if length < 1 or "," in text:
+            raise MeasureError(f"-m {spec}: relstring takes a length, a number >= 1 (its "
+                               f"whole part is used), got {text!r}")
+        return (Spelled(length, text),)
     if measure.kind not in _PARAMETRISED:
         raise MeasureError(f"-m {spec}: {measure.name} takes no parameters in rankframe")
     values: list[float] = []
@@ -482,7 +496,8 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
             raise MeasureError(f"-m {spec}: the recall weight must be > 0, got {value}")
         if measure.kind == "param_float" and measure.name != "set_F" and not 0 < value < 1:
             raise MeasureError(f"-m {spec}: persistence must lie in (0, 1), got {value}")
-        values.append(Spelled(value, item) if equals else value)
+        # trec_eval prints these as typed (set_F_2.0, rbp_p=0.80); cutoffs as numbers.
+        values.append(Spelled(value, item) if measure.kind == "param_float" else value)
     if len(set(values)) != len(values):
         raise MeasureError(f"-m {spec}: duplicate parameters")
     return tuple(values)
@@ -514,14 +529,9 @@ def select(specs: Sequence[str] | None) -> Selection:
                 raise MeasureError(f"-m {spec}: a preference measure; read the relevance file "
                                    "as preferences with -R prefs or -R qrels_prefs")
             if root in UNSUPPORTED:
-                raise MeasureError(
-                    f"-m {spec}: trec_eval measure {root!r} is not supported by rankframe "
-                    f"eval; supported: {', '.join(_BY_NAME)}"
-                )
-            raise MeasureError(
-                f"-m {spec}: unknown measure {root!r}; supported: {', '.join(_BY_NAME)}, "
-                f"or a nickname: {', '.join(NICKNAMES)}"
-            )
+                raise MeasureError(f"-m {spec}: trec_eval measure {root!r} is not supported "
+                                   "by rankframe eval (rankframe eval -h lists the measures)")
+            raise unknown_measure(spec, root)
         if dot and measure.kind in _VERBATIM:  # as trec_eval: the first -m with parameters
             if chosen.get(root) is None:
                 chosen[root] = set(_verbatim_params(spec, measure, params))
@@ -534,10 +544,10 @@ def select(specs: Sequence[str] | None) -> Selection:
         elif dot:
             values = set(_parse_params(spec, measure, params))
             if root in chosen:  # also chosen before: with its defaults, or its own params
-                values |= chosen[root] or set(measure.defaults)
+                values = _union(chosen[root] or set(measure.defaults), values)
             chosen[root] = values
         elif root in chosen and chosen[root] is not None:
-            chosen[root] = (chosen[root] or set()) | set(measure.defaults)
+            chosen[root] = _union(chosen[root] or set(), set(measure.defaults))
         else:
             chosen[root] = None
     return [
@@ -545,6 +555,38 @@ def select(specs: Sequence[str] | None) -> Selection:
         for m in TREC_MEASURES
         if m.name in chosen
     ]
+
+
+def _union(earlier: set[float | str], later: set[float | str]) -> set[float | str]:
+    """Parameters of two ``-m`` options for one measure: each value once, spelt as the
+    first option that wrote it out wrote it (a default only where none did)."""
+    merged = {float(v): v for v in earlier}
+    for value in later:
+        known = merged.get(float(value))
+        if known is None or (isinstance(value, Spelled) and not isinstance(known, Spelled)):
+            merged[float(value)] = value
+    return set(merged.values())
+
+
+def unknown_measure(spec: str, name: str, others: Sequence[str] = ()) -> MeasureError:
+    """The error for ``-m spec`` whose ``name`` is no measure: the few known names closest
+    to it (trec_eval's, its nicknames, then ``others``), not every name.
+
+    Examples
+    --------
+    >>> str(unknown_measure("ndcg_cutt.10", "ndcg_cutt")).partition(" (")[0]
+    "-m ndcg_cutt.10: unknown measure 'ndcg_cutt'; did you mean ndcg_cut, ndcg_p, ndcg?"
+    """
+    name = re.split(r"[@(]", name, maxsplit=1)[0]  # a measure string's name
+    known: dict[str, str] = {}
+    for candidate in (*_BY_NAME, *NICKNAMES, *PREFS_NICKNAMES, *PREFS_MEASURE_NAMES, *others):
+        known.setdefault(candidate.lower(), candidate)
+    close = difflib.get_close_matches(name.lower(), list(known), n=4, cutoff=0.6)
+    guess = f"; did you mean {', '.join(known[c] for c in close)}?" if close else ""
+    return MeasureError(
+        f"-m {spec}: unknown measure {name!r}{guess} (rankframe eval -h lists the measures: "
+        "trec_eval's such as map, P.10 or ndcg_cut.10, nicknames such as official, measure "
+        "strings such as ndcg@10)")
 
 
 def select_prefs(specs: Sequence[str] | None) -> Selection:
@@ -647,8 +689,8 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
                                  "form")
         text = ";".join(f"{level}:{gain!r}" for level, gain in pairs.items())
         return f"{measure.measure}(gains={text})"
-    if measure.kind == "relstring":
-        return f"relstring@{suffix or measure.defaults[0]}"
+    if measure.kind == "relstring":  # relstring_5.0 is length 5, as trec_eval reads it
+        return f"relstring@{math.trunc(float(suffix or measure.defaults[0]))}"
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         root = measure.name if measure.name in PRINTED_NAMES else measure.measure
         return f"{root}@{suffix.removeprefix('p=') or measure.defaults[0]}"
@@ -736,13 +778,15 @@ def measure_strings(selected: Selection, *, trec_eval9: bool = False,
 
 class Line(NamedTuple):
     """One output line: measure, query (``all`` for a summary), value, printed as integer;
-    ``zscore``: a z-score (``-Z``), printed after a ``Z`` before the name."""
+    ``zscore``: a z-score (``-Z``), printed after a ``Z`` before the name; ``summary``: an
+    ``all`` line over the queries (a query may be named ``all`` too)."""
 
     name: str
     query: str
     value: float | int | str
     integer: bool
     zscore: bool = False
+    summary: bool = False
 
 
 #: What trec_eval prints for a z-score it cannot compute (``-Z``; MISSING_ZSCORE_VALUE).
@@ -942,9 +986,9 @@ def lines(per_query: Columns | pl.DataFrame, selected: Selection, runid: str, *,
     if summaries:
         for measure, params in selected:
             if measure.kind == "runid":
-                out.append(Line("runid", "all", runid, False))
+                out.append(Line("runid", "all", runid, False, summary=True))
             elif measure.kind == "num_q":
-                out.append(Line("num_q", "all", table.height, not z, z))
+                out.append(Line("num_q", "all", table.height, not z, z, summary=True))
             elif measure.kind == "relstring":  # trec_eval prints no summary of it
                 continue
             else:
@@ -954,7 +998,8 @@ def lines(per_query: Columns | pl.DataFrame, selected: Selection, runid: str, *,
                              else summary(measure, values))
                     if name == "num_rel" and num_rel_all is not None and not z:
                         value = num_rel_all
-                    out.append(Line(name, "all", value, measure.kind == "count" and not z, z))
+                    out.append(Line(name, "all", value, measure.kind == "count" and not z, z,
+                                    summary=True))
     return out
 
 

@@ -38,7 +38,18 @@ if TYPE_CHECKING:
 
     FloatArray = NDArray[np.float64]
 
-__all__ = ["COLUMNS", "Correction", "MissingPolicy", "Test", "adjust_pvalues", "compare"]
+__all__ = ["COLUMNS", "Correction", "MissingPolicy", "MissingQueriesError", "Test",
+           "adjust_pvalues", "compare"]
+
+
+class MissingQueriesError(InputError):
+    """A measure lacks a value for some (system, query) under ``missing="error"``;
+    ``problem`` says which, without the remedy (the caller's options name it)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"{problem}. Pass missing='intersect' to drop them or "
+                         "missing='zero' to score them 0.")
+        self.problem = problem
 
 Test = Literal["t", "randomization", "bootstrap"]
 Correction = Literal["holm", "bonferroni"]
@@ -488,11 +499,9 @@ def _apply_missing(
             shown = ", ".join(repr(query_ids[r]) for r in rows[:10])
             more = f" and {rows.size - 10} more" if rows.size > 10 else ""
             problems.append(f"system {label!r} lacks {rows.size} query(ies): {shown}{more}")
-    raise InputError(
+    raise MissingQueriesError(
         f"compare: measure {name!r} is missing (no row, NULL or NaN) for some queries: "
-        + "; ".join(problems)
-        + ". Pass missing='intersect' to drop them or missing='zero' to score them 0."
-    )
+        + "; ".join(problems))
 
 
 # --------------------------------------------------------------------------- statistics

@@ -12,6 +12,7 @@ does the rest; this module reads the options and prints the table.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -22,6 +23,8 @@ __all__ = ["add_parser", "run"]
 
 DEFAULT_MEASURES = ("ndcg@10", "map")
 FORMATS = ("text", "markdown", "latex", "csv")
+#: The most --resamples taken (the bootstrap keeps every resample's mean of each run).
+MAX_RESAMPLES = 100_000_000
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -54,12 +57,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         default="holm",
                         help="multiple-comparison correction over all runs x measures "
                         "(default holm)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="significance level; intervals are 1 - alpha (default 0.05)")
-    parser.add_argument("--resamples", type=int, default=10_000, metavar="N",
-                        help="bootstrap resamples and randomization sign flips "
-                        "(default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--alpha", default="0.05",
+                        help="significance level in (0, 1); intervals are 1 - alpha "
+                        "(default 0.05)")
+    parser.add_argument("--resamples", default="10000", metavar="N",
+                        help="bootstrap resamples and randomization sign flips, 1 to "
+                        f"{MAX_RESAMPLES:,} (default 10000)")
+    parser.add_argument("--seed", default="0", help="random seed, an integer >= 0 (default 0)")
     parser.add_argument("--missing", choices=("error", "intersect", "zero"), default="error",
                         help="a query some run lacks: fail (default), drop it for all runs, "
                         "or score it 0")
@@ -85,13 +89,14 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: `rankframe eval` and the parser need none of this.
     from rankframe import trec_eval
     from rankframe.analysis import report
-    from rankframe.analysis.compare import compare
+    from rankframe.analysis.compare import MissingQueriesError, compare
     from rankframe.analysis.runs import evaluate_runs, read_runs
     from rankframe.io import read_qrels
     from rankframe.measures import expand
 
     if len(args.runs) < 2:
         raise RankframeError("compare needs at least two runs")
+    alpha, resamples, seed = _options(args)
     if args.l < 1:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     if not 0 <= args.digits <= 15:
@@ -108,33 +113,79 @@ def run(args: argparse.Namespace) -> int:
                           engine=args.engine)
     baseline = args.baseline
     if baseline is not None and baseline not in names.values():
-        baseline = names.get(baseline, baseline)  # a run path names its system
+        if baseline not in names:
+            raise RankframeError(
+                f"--baseline {baseline}: not a run; give a run's name "
+                f"({', '.join(names.values())}) or its file as given")
+        baseline = names[baseline]  # a run path names its system
     correction = None if args.correction == "none" else args.correction
     try:
         result = compare(
             table, system="system", query="qid", measures=measures, baseline=baseline,
-            test=args.test, correction=correction, alpha=args.alpha,
-            n_resamples=args.resamples, seed=args.seed, missing=args.missing,
-            progress=args.progress,
+            test=args.test, correction=correction, alpha=alpha, n_resamples=resamples,
+            seed=seed, missing=args.missing, progress=args.progress,
         )
     except ImportError as exc:  # the optional extra `stats` is not installed
         raise RankframeError(str(exc)) from exc
-    except ValueError as exc:  # bad --alpha / --resamples, phrased for the command line
-        if isinstance(exc, RankframeError):
-            raise
-        raise RankframeError(str(exc)) from exc
+    except MissingQueriesError as exc:  # the remedy in the command line's words
+        raise RankframeError(f"{exc.problem}. Use --missing intersect to drop them, or "
+                             "--missing zero to score them 0") from None
     n = int(result["n_queries"].max())  # type: ignore[arg-type]
     test = {"t": "Paired t-test", "randomization": "Paired randomization test",
             "bootstrap": "Paired bootstrap test"}[args.test]
     fwer = {"holm": "Holm", "bonferroni": "Bonferroni", None: "no"}[correction]
-    note = f"{test}, {fwer} correction, alpha {args.alpha:g}, {n} queries."
-    out = sys.stdout
+    note = f"{test}, {fwer} correction, alpha {alpha:g}, {n} queries."
     if args.format == "csv":
-        out.write(result.write_csv())
+        text = result.write_csv()
     elif args.format == "markdown":
-        out.write(report.to_markdown(result, digits=args.digits, note=note))
+        text = report.to_markdown(result, digits=args.digits, note=note)
     elif args.format == "latex":
-        out.write(report.to_latex(result, digits=args.digits, note=note))
+        text = report.to_latex(result, digits=args.digits, note=note)
     else:
-        out.write(report.to_text(result, digits=args.digits, note=note))
+        text = report.to_text(result, digits=args.digits, note=note)
+    _write_utf8(text)
     return 0
+
+
+def _write_utf8(text: str) -> None:
+    """``text`` on stdout as UTF-8 (run names as read), whatever the locale's encoding."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    for line in text.splitlines(keepends=True):  # small writes: a closed pipe is reported
+        buffer.write(line.encode("utf-8"))
+    buffer.flush()
+
+
+def _options(args: argparse.Namespace) -> tuple[float, int, int]:
+    """--alpha, --resamples and --seed, checked: each a one-line error naming the option."""
+    try:
+        alpha = float(args.alpha)
+    except ValueError:
+        alpha = math.nan
+    if not 0 < alpha < 1:
+        raise RankframeError(f"--alpha must be a number in (0, 1), e.g. 0.05; got {args.alpha}")
+    resamples = _integer(args.resamples)
+    if resamples is None or not 1 <= resamples <= MAX_RESAMPLES:
+        raise RankframeError(f"--resamples must be a whole number from 1 to {MAX_RESAMPLES:,} "
+                             f"(e.g. 10000 or 1e5); got {args.resamples}")
+    seed = _integer(args.seed)
+    if seed is None or seed < 0:
+        raise RankframeError(f"--seed must be a whole number >= 0 (e.g. 0 or 42); got "
+                             f"{args.seed}")
+    return alpha, resamples, seed
+
+
+def _integer(text: str) -> int | None:
+    """``text`` as a whole number (``10000``, ``1e5``), None if it is not one."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if math.isfinite(value) and value.is_integer() else None

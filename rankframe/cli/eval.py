@@ -11,8 +11,9 @@ measure strings (``ndcg@10``): printed under trec_eval's name for the same measu
 (:func:`rankframe.measures.trec_eval_name`), else under their canonical string, after
 trec_eval's measures. ``-R`` picks the relevance-information format (:data:`FORMATS`: how
 to read the file and evaluate a run against it). This module reads the options and writes
-the lines (trec, csv or json; several runs or parquet: one tidy table, columns run, qid,
-measure, value).
+the lines: trec_eval's text, or one tidy table (csv, json or parquet; columns run, qid,
+measure, value) for any number of runs, through :mod:`rankframe.cli.eval_output`. The run ``-``
+is standard input, as for trec_eval.
 
 Several runs (or a quoted glob pattern) are evaluated against the relevance file read once,
 on a thread pool (Polars releases the GIL), and printed in the order given, each as
@@ -25,12 +26,14 @@ import argparse
 import contextlib
 import glob
 import os
+import stat
 import sys
-from collections.abc import Generator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, NoReturn
 
 from rankframe import __version__, faces, trec_eval
+from rankframe.cli import eval_output
 from rankframe.cli.eval_plan import FORMATS, Plan, RunEvaluator, plan, selection
 from rankframe.errors import InputError, RankframeError
 from rankframe.measures import measure_names
@@ -50,6 +53,9 @@ ENGINES = ("auto", "python", *faces.ENGINES)
 
 #: ``-T`` formats (trec_eval 10 has one).
 RESULTS_FORMATS = ("trec_results",)
+
+#: The run read from standard input (trec_eval's ``-``; the qrels are always a file).
+STDIN = "-"
 
 
 class _Version(argparse.Action):
@@ -105,8 +111,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "eval",
         help="evaluate a TREC run against qrels, printing what trec_eval prints",
-        description="Evaluate each RUN against QRELS; output is byte-compatible with trec_eval 9.x "
-        "for the supported measures.",
+        description="Evaluate each RUN against QRELS; the output is trec_eval 10's "
+        f"(version {TREC_EVAL_VERSION}), byte for byte, for every measure rankframe computes "
+        "(--trec-eval9: trec_eval 9.x's where the two differ).",
         epilog=measure_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
@@ -116,9 +123,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("qrels", nargs="?",
                         help="qrels file: qid iter docid rel (plain or gzip)")
     parser.add_argument("run", nargs="*", metavar="RUN",
-                        help="run file: qid Q0 docid rank score tag (plain or gzip); several "
-                        "runs, or a quoted glob pattern ('runs/*.txt'), are each evaluated "
-                        "against QRELS read once, in parallel, printed in the order given")
+                        help="run file: qid Q0 docid rank score tag (plain or gzip); - reads "
+                        "it from standard input, as trec_eval does; several runs, or a quoted "
+                        "glob pattern ('runs/*.txt'), are each evaluated against QRELS read "
+                        "once, in parallel, printed in the order given")
     parser.add_argument("-q", action="store_true", help="also print per-query values")
     parser.add_argument("-c", action="store_true",
                         help="average over every qrels query (missing ones score 0)")
@@ -170,38 +178,35 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("trec", "csv", "json", "parquet"),
                         default="trec",
                         help="output format (default trec: each run as trec_eval prints it); "
-                        "csv/json for several runs and parquet: one table with columns run "
-                        "(the file as given), qid, measure, value")
+                        "csv, json and parquet: one tidy table, columns run (the file as "
+                        "given), qid (empty or null on the summary rows), measure, value")
     parser.add_argument("--output", metavar="FILE",
-                        help="write to FILE instead of stdout")
+                        help="write to FILE instead of stdout: written whole or not at all "
+                        "(an error or an interrupt leaves FILE as it was); never an input")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
     parser.set_defaults(handler=run, eval_parser=parser)
     return parser
 
 
-def _write(lines: list[trec_eval.Line], fmt: str, out: Any) -> None:
-    """One run's lines: trec_eval's text, or csv (measure,qid,value) or json (all,
-    per_query)."""
-    if fmt == "trec":
-        for line in lines:
-            out.write(trec_eval.format_line(line) + "\n")
-        return
-    named = [("Z" if line.zscore else "") + line.name for line in lines]
-    if fmt == "csv":
-        out.write("measure,qid,value\n")
-        for name, line in zip(named, lines, strict=True):
-            text = line.value if isinstance(line.value, str) else repr(line.value)
-            out.write(f"{name},{line.query},{text}\n")
-    else:
-        import json  # only this format needs it
+def _write_trec(lines: list[trec_eval.Line], out: Any) -> None:
+    """One run's lines as trec_eval prints them (line by line: a large write that a closed
+    pipe cuts short may not report it)."""
+    for line in lines:
+        out.write(trec_eval.format_line(line) + "\n")
 
-        per_query: dict[str, dict[str, Any]] = {}
-        for name, line in zip(named, lines, strict=True):
-            per_query.setdefault(line.query, {})[name] = line.value
-        summary = per_query.pop("all", {})
-        json.dump({"all": summary, "per_query": per_query}, out, indent=1)
-        out.write("\n")
+
+def _write_tidy(runs: list[tuple[str, list[trec_eval.Line]]], fmt: str, out: Any) -> None:
+    """Every run's lines as one tidy table (:mod:`rankframe.cli.eval_output`)."""
+    rows = eval_output.tidy_rows(runs)
+    if fmt == "csv":
+        eval_output.write_csv(rows, out)
+    elif fmt == "json":
+        eval_output.write_json(rows, out)
+    else:
+        from rankframe.cli.eval_frames import write_parquet
+
+        write_parquet(rows, out)
 
 
 def run_paths(specs: list[str]) -> list[str]:
@@ -235,6 +240,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.qrels is None or not args.run:
         raise RankframeError("eval needs two files, QRELS and RUN (rankframe eval -h: usage)")
+    if args.qrels == STDIN and not os.path.exists(STDIN):
+        raise RankframeError("qrels file not found: - (standard input is read for the run "
+                             "only, as trec_eval reads it: rankframe eval QRELS -)")
     if args.M is not None and not 1 <= args.M <= MAX_CUTOFF:
         raise RankframeError(
             f"-M must be a positive number of results below 2**63, got {args.M}")
@@ -249,37 +257,72 @@ def run(args: argparse.Namespace) -> int:
     if args.threads is not None and args.threads < 1:
         raise RankframeError(f"--threads must be at least 1, got {args.threads}")
     paths = run_paths(args.run)
-    several = len(paths) > 1 or paths != args.run  # a pattern: the tidy table, named
-    tidy = args.format == "parquet" or (several and args.format != "trec")
+    if paths.count(STDIN) > 1:
+        raise RankframeError("the run - (standard input) is given twice; it can be read once")
+    several = len(paths) > 1 or paths != args.run  # a pattern: each run's messages named
+    tidy = args.format != "trec"
     if args.format == "parquet" and args.output is None and sys.stdout.isatty():
         raise RankframeError("--format parquet writes binary data: name a file with --output FILE, "
                              "or redirect stdout")
-    relevance, evaluate_one = _prepared(args, paths, tidy)
+    eval_output.check_not_input(args.output, [
+        ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
+        *([("z-score file", args.Z)] if args.Z else [])])
+    with contextlib.ExitStack() as stack:
+        sources = {p: _stdin_source(stack) if p == STDIN else p for p in paths}
+        relevance, evaluate_one = _prepared(args, list(sources.values()),
+                                            args.format == "parquet")
 
-    def lines_of(path: str, relevance: Any) -> tuple[int, list[trec_eval.Line]]:
-        return evaluate_one(path, relevance, f"run {path}" if several else "")
+        def lines_of(path: str) -> tuple[int, list[trec_eval.Line]]:
+            source = sources[path]
+            try:
+                return evaluate_one(source, relevance, f"run {path}" if several else "")
+            except RankframeError as exc:
+                if source == path:
+                    raise
+                raise type(exc)(str(exc).replace(source, "standard input")) from None
 
-    results = (_evaluate_all(paths, relevance, lines_of, args.threads) if several
-               else (lines for lines in [lines_of(paths[0], relevance)]))
-    # Closing the results stops the runs not yet started, should writing fail (| head).
-    with contextlib.closing(results), _opened(args.output, binary=args.format == "parquet") as out:
-        tables = []
-        for path, (unjudged, lines) in zip(paths, results, strict=True):
-            if unjudged:
-                note = trec_eval.unjudged_note(unjudged, f"run {path}" if several else "")
-                print(f"rankframe: {note}", file=sys.stderr)
+        # The output first: a folder that cannot be written is reported before any run starts.
+        with eval_output.Output(args.output, binary=args.format == "parquet") as out, \
+                _evaluated(paths, lines_of, args.threads) as results:
+            tables = []
+            for path, (unjudged, lines) in zip(paths, results, strict=True):
+                if unjudged:
+                    note = trec_eval.unjudged_note(unjudged, f"run {path}" if several else "")
+                    print(f"rankframe: {note}", file=sys.stderr)
+                if tidy:
+                    tables.append((path, lines))
+                else:
+                    _write_trec(lines, out)
             if tidy:
-                tables.append((path, lines))
-            else:
-                _write(lines, args.format, out)
-        if tidy:
-            from rankframe.cli.eval_frames import write_tidy
-
-            write_tidy(tables, args.format, out)
+                _write_tidy(tables, args.format, out)
     return 0
 
 
-def _prepared(args: argparse.Namespace, paths: list[str], tidy: bool
+def _stdin_source(stack: contextlib.ExitStack) -> str:
+    """A path that reads the run given as ``-``, standard input, from where it stands:
+    ``/dev/stdin`` on Linux for a pipe, a terminal or a file read from its start (opened
+    again, such a file starts over), else a temporary copy of what is left to read."""
+    try:
+        descriptor = sys.stdin.fileno()
+        mode = os.fstat(descriptor).st_mode
+    except (OSError, ValueError, AttributeError):
+        raise RankframeError("the run is - (standard input), but standard input is closed"
+                             ) from None
+    at_start = not stat.S_ISREG(mode) or os.lseek(descriptor, 0, os.SEEK_CUR) == 0
+    if sys.platform.startswith("linux") and at_start and (
+            stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+        return "/dev/stdin"
+    import shutil
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="rankframe-stdin-", suffix=".run",
+                                     delete=False) as copy:
+        stack.callback(os.unlink, copy.name)
+        shutil.copyfileobj(sys.stdin.buffer, copy)
+    return copy.name
+
+
+def _prepared(args: argparse.Namespace, paths: list[str], parquet: bool
               ) -> tuple[Any, RunEvaluator]:
     """The relevance file read and what evaluates one run against it: pure Python
     (:mod:`rankframe.cli.eval_small`) for ``--engine python``, and for ``auto`` when it takes the
@@ -289,7 +332,7 @@ def _prepared(args: argparse.Namespace, paths: list[str], tidy: bool
         from rankframe.cli import eval_small as small
 
         auto = args.engine == "auto"
-        why = small.unsuitable(args, paths, tidy, auto=auto)
+        why = small.unsuitable(args, paths, parquet, auto=auto)
         if why is None:
             prepared = small.prepare(args, paths, plan(args), plain_only=auto)
             if prepared is not None:
@@ -302,33 +345,43 @@ def _prepared(args: argparse.Namespace, paths: list[str], tidy: bool
     return frames.prepare(args)
 
 
-def _evaluate_all(paths: list[str], qrels: Any, lines_of: Any,
-                  threads: int | None) -> Generator[tuple[int, list[trec_eval.Line]]]:
-    """``lines_of(path, qrels)`` for every path, on a thread pool, yielded in path order;
-    an error stops the runs not yet started."""
+@contextlib.contextmanager
+def _evaluated(paths: list[str], lines_of: Any, threads: int | None
+               ) -> Iterator[Iterator[tuple[int, list[trec_eval.Line]]]]:
+    """``lines_of(path)`` for every path, in path order, on a thread pool (one run too: this
+    thread only waits, so that Ctrl-C reaches it at once). An error stops the runs not yet
+    started; an interrupt (Ctrl-C, SIGTERM) leaves without waiting for the runs in
+    progress."""
     workers = threads or min(os.cpu_count() or 1, 4)
-    pool = ThreadPoolExecutor(max_workers=min(workers, len(paths)))
-    try:
-        futures = [pool.submit(lines_of, path, qrels) for path in paths]
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(paths)),
+                              thread_name_prefix="rankframe-eval")
+    futures: list[Future[tuple[int, list[trec_eval.Line]]]] = [
+        pool.submit(lines_of, path) for path in paths]
+    # An interrupt may surface in any run's thread (Polars stops the query it is running):
+    # it ends the wait for the earlier runs too.
+    stopped: list[BaseException] = []
+
+    def stop_on_interrupt(future: Future[Any]) -> None:
+        error = None if future.cancelled() else future.exception()
+        if error is not None and not isinstance(error, Exception):
+            stopped.append(error)
+
+    def in_order() -> Iterator[tuple[int, list[trec_eval.Line]]]:
         for future in futures:
+            while not future.done() and not stopped:
+                wait([future], timeout=0.1)
+            if stopped:
+                raise stopped[0]
             yield future.result()
-    finally:
+
+    for future in futures:
+        future.add_done_callback(stop_on_interrupt)
+    try:
+        yield in_order()
+    except Exception:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _opened:
-    """stdout, or the ``--output`` file (text, or binary for parquet), as a context manager."""
-
-    def __init__(self, path: str | None, *, binary: bool) -> None:
-        self.path, self.binary = path, binary
-        self.file: Any = None
-
-    def __enter__(self) -> Any:
-        if self.path is None:
-            return sys.stdout.buffer if self.binary else sys.stdout
-        self.file = open(self.path, "wb" if self.binary else "w")
-        return self.file
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            self.file.close()
+        raise
+    except BaseException:  # KeyboardInterrupt, SystemExit: do not wait for the runs
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

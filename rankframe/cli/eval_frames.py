@@ -1,6 +1,6 @@
 """``rankframe eval`` on Polars: the relevance file read once as a table, each run file
 streamed in blocks of whole queries (:func:`rankframe.analysis.runs.trec_eval_run_file`) and
-evaluated by the Polars or DuckDB face, and the tidy table of ``--format csv|json|parquet``.
+evaluated by the Polars or DuckDB face, and the tidy table as ``--format parquet``.
 Every ``-R`` format (:data:`_READERS`, :data:`_EVALUATORS`) is read and evaluated here;
 :mod:`rankframe.cli.eval` imports this module only when :mod:`rankframe.cli.eval_small` does not
 take the input.
@@ -9,13 +9,14 @@ take the input.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import polars as pl
 
 from rankframe import groups, trec_eval
 from rankframe.analysis.runs import RunFileResult, trec_eval_per_query, trec_eval_run_file
+from rankframe.cli.eval_output import TidyRow
 from rankframe.cli.eval_plan import FORMATS, RunEvaluator, plan
 from rankframe.errors import RankframeError
 from rankframe.io import (
@@ -28,7 +29,7 @@ from rankframe.io import (
 )
 from rankframe.metrics.prefs import prefs_evaluate
 
-__all__ = ["prepare", "tidy", "write_tidy"]
+__all__ = ["prepare", "write_parquet"]
 
 
 def _engine(args: argparse.Namespace) -> str:
@@ -67,27 +68,15 @@ def _groups_per_query(path: str, qrels_jg: pl.DataFrame, needed: list[str],
                          run["qid"].unique())
 
 
-def tidy(name: str, lines: list[trec_eval.Line]) -> pl.DataFrame:
-    """One run's lines as rows (run, qid, measure, value); the runid line is left out, the
-    run column names the run."""
-    rows = [line for line in lines if not isinstance(line.value, str)]
-    return pl.DataFrame(
-        {"run": [name] * len(rows), "qid": [line.query for line in rows],
-         "measure": [line.name for line in rows], "value": [float(line.value) for line in rows]},
-        schema={"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64},
-    )
-
-
-def write_tidy(runs: list[tuple[str, list[trec_eval.Line]]], fmt: str, out: Any) -> None:
-    """Every run's lines as one tidy table (:func:`tidy`), written as csv, json (a list of
-    records) or parquet."""
-    table = pl.concat([tidy(name, lines) for name, lines in runs])
-    if fmt == "parquet":
-        table.write_parquet(out)
-    elif fmt == "csv":
-        out.write(table.write_csv())
-    else:
-        out.write(table.write_json() + "\n")
+def write_parquet(rows: Iterable[TidyRow], out: Any) -> None:
+    """The tidy rows (:func:`rankframe.cli.eval_output.tidy_rows`) as a parquet table: run, qid
+    (null on summary rows), measure, value (a double)."""
+    columns: tuple[list[Any], ...] = ([], [], [], [])
+    for row in rows:
+        for column, item in zip(columns, row, strict=True):
+            column.append(item)
+    schema = {"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64}
+    pl.DataFrame(dict(zip(schema, columns, strict=True)), schema=schema).write_parquet(out)
 
 
 def _zscores(path: str | None) -> trec_eval.ZScores | None:
@@ -97,9 +86,6 @@ def _zscores(path: str | None) -> trec_eval.ZScores | None:
     for qid, name, mean, stddev in read_zscores(path).iter_rows():
         table.setdefault(qid, {})[name] = (mean, stddev)
     return table
-
-
-
 
 
 def _qrels_evaluator(args: argparse.Namespace) -> RunEvaluator:
@@ -177,7 +163,5 @@ _READERS: dict[str, Callable[[str], pl.DataFrame]] = {
 _EVALUATORS: dict[str, Callable[[argparse.Namespace], RunEvaluator]] = {
     "qrels": _qrels_evaluator, "qrels_jg": _qrels_evaluator, "prefs": _prefs_evaluator,
     "qrels_prefs": _prefs_evaluator}
-
-
 
 assert tuple(_READERS) == FORMATS == tuple(_EVALUATORS)

@@ -54,7 +54,7 @@ _LARGEST_GRADE = 2**62
 Qrels = dict[str, dict[str, int]]
 
 
-def unsuitable(args: argparse.Namespace, paths: Sequence[str], tidy: bool, *, auto: bool
+def unsuitable(args: argparse.Namespace, paths: Sequence[str], parquet: bool, *, auto: bool
                ) -> str | None:
     """Why the options or files are not for this path (None: they are); ``auto``
     (``--engine auto``) also asks for regular files of up to :data:`LIMIT_BYTES` of runs."""
@@ -62,9 +62,8 @@ def unsuitable(args: argparse.Namespace, paths: Sequence[str], tidy: bool, *, au
         return f"-R {args.R} is evaluated by polars or duckdb"
     if args.ties != "docid":
         return "--ties average is evaluated by polars or duckdb"
-    if args.Z is not None or tidy:
-        return "-Z and the tidy table (--format parquet, several runs as csv or json) " \
-               "are written by polars"
+    if args.Z is not None or parquet:
+        return "-Z and --format parquet need polars"
     if auto:
         sizes = [_regular_size(path) for path in [args.qrels, *paths]]
         if any(size is None for size in sizes):

@@ -4,15 +4,23 @@ Subcommands live in their own modules, each with ``add_parser(subparsers)`` and
 ``run(args)``: ``eval`` (:mod:`rankframe.cli.eval`, a trec_eval drop-in), ``compare``
 (:mod:`rankframe.cli.compare`) and ``sql`` (:mod:`rankframe.cli.sql`). They import library
 modules only, never each other.
+
+Every failure ends in one ``rankframe: error:`` line and exit status 1: rankframe's errors,
+I/O errors, running out of memory (a Python ``MemoryError``, a Polars panic, no thread to
+start). Ctrl-C exits with 130 and SIGTERM with 143, at once: threads still evaluating are
+not waited for, and an ``--output`` file is left as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from rankframe import __version__
 from rankframe.cli import compare as cli_compare
@@ -20,7 +28,7 @@ from rankframe.cli import eval as cli_eval
 from rankframe.cli import sql as cli_sql
 from rankframe.errors import InputWarning, RankframeError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["Terminated", "build_parser", "main"]
 
 #: jemalloc options for Polars (it appends these to its own when it is imported): the command
 #: line is a batch job, and one arena for all threads keeps its peak memory about 15% lower
@@ -34,8 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rankframe",
         description="Ranking metrics where the data lives: Polars expressions, DuckDB macros, "
         "and a trec_eval-compatible command line.",
-        epilog=cli_eval.measure_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="rankframe COMMAND -h describes a command (rankframe eval -h lists the measures).",
     )
     parser.add_argument("--version", action="version", version=f"rankframe {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -43,6 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     cli_compare.add_parser(subparsers)
     cli_sql.add_parser(subparsers)
     return parser
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread as Ctrl-C raises KeyboardInterrupt, so that what a
+    command holds (a temporary ``--output`` file) is cleaned up before it exits."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminate_raises():
             warnings.simplefilter("always", InputWarning)
             warnings.showwarning = _show_warning
             status: int = args.handler(args)
@@ -66,11 +82,65 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except (RankframeError, OSError) as exc:
         # Library messages may name rankframe already; the CLI's prefix says it once.
-        message = str(exc).removeprefix("rankframe: ")
-        print(f"rankframe: error: {message}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:  # pragma: no cover
-        return 130
+        return _error(str(exc).removeprefix("rankframe: "))
+    except MemoryError:
+        hint = {"eval": " (--threads 1 evaluates one run at a time)",
+                "compare": " (fewer --resamples need less)"}.get(args.command, "")
+        return _error(f"out of memory: this needs more memory than the machine gives{hint}")
+    except KeyboardInterrupt:
+        return _interrupted(130)
+    except Terminated as exc:
+        return _interrupted(128 + exc.signum)
+    except RuntimeError as exc:
+        if "can't start new thread" not in str(exc):
+            raise
+        return _error(f"cannot start a thread ({exc}): out of memory or of threads")
+    except BaseException as exc:
+        if type(exc).__name__ != "PanicException":  # Polars (pyo3) ran out of something
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return _error(f"Polars stopped: {first}")
+    return status
+
+
+def _error(message: str) -> int:
+    print(f"rankframe: error: {message}", file=sys.stderr)
+    return 1
+
+
+@contextlib.contextmanager
+def _terminate_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread while a command runs (unless the
+    signal is ignored, or this is not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated(signum)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(status: int) -> int:
+    """The exit status after Ctrl-C or SIGTERM, given at once: threads still evaluating
+    (a DuckDB query runs on until it ends) would hold the process at exit, so when any is
+    left the process ends here, its output flushed."""
+    busy = [t for t in threading.enumerate()
+            if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if busy:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(status)
     return status
 
 

@@ -65,9 +65,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         query = to_sql(args.measures, dialect=args.dialect, table=args.table, query=args.query,
                        threshold=args.l)
-    except (ValueError, TypeError) as exc:
-        if isinstance(exc, RankframeError):
-            raise
-        raise RankframeError(f"sql --dialect {args.dialect}: {exc}") from exc
+    except (ValueError, TypeError) as exc:  # RankframeError included: named as an option
+        message = str(exc).removeprefix("to_sql: ")
+        raise RankframeError(f"sql --dialect {args.dialect}: {message}") from None
     sys.stdout.write(query.rstrip() + ";\n")
     return 0

@@ -206,12 +206,13 @@ def test_csv_and_json_formats(files: tuple[Path, Path], capsys: pytest.CaptureFi
     qrels, run = files
     _, out, _ = run_cli(["eval", "-q", "-m", "map", "--format", "csv", str(qrels), str(run)],
                         capsys)
-    assert out.splitlines()[0] == "measure,qid,value"
-    assert "map,all,1.0" in out.splitlines()
+    assert out.splitlines()[0] == "run,qid,measure,value"  # the tidy table, summary qid empty
+    assert f"{run},,map,1.0" in out.splitlines()
     _, out, _ = run_cli(["eval", "-q", "-m", "P.1", "--format", "json", str(qrels), str(run)],
                         capsys)
     data = json.loads(out)
-    assert data["all"]["P_1"] == 1.0 and data["per_query"]["2"]["P_1"] == 1.0
+    assert {"run": str(run), "qid": None, "measure": "P_1", "value": 1.0} in data
+    assert {"run": str(run), "qid": "2", "measure": "P_1", "value": 1.0} in data
 
 
 def test_help_lists_every_measure() -> None:

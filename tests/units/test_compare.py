@@ -449,7 +449,7 @@ def test_cli_compare_markdown_latex_and_errors(
     assert main(["compare", qrels, good, bad, "--alpha", "1.5"]) == 1
     assert "alpha must be a number in (0, 1)" in capsys.readouterr().err
     assert main(["compare", qrels, good, bad, "--baseline", "nope"]) == 1
-    assert "baseline 'nope' is not a system" in capsys.readouterr().err
+    assert "--baseline nope: not a run" in capsys.readouterr().err
 
     partial = tmp_path / "partial.run"
     partial.write_text("\n".join(paths["bad"].read_text().splitlines()[8:]) + "\n")
