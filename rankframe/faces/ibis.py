@@ -1077,6 +1077,26 @@ def _id_type(fn: str, name: str, run: Table, qrels: Table) -> Any:
         "on both sides or integers on both sides (cast one of them)")
 
 
+#: Backends whose engine matches column names without regard to case: a table with two
+#: names that differ only in case cannot reach them.
+_CASE_BLIND = frozenset({"duckdb", "sqlite"})
+
+
+def _case_distinct(fn: str, side: str, table: Table, backend: str) -> None:
+    """Raise if two columns of ``table`` differ only in case and ``backend`` cannot tell
+    them apart."""
+    if backend not in _CASE_BLIND:
+        return
+    seen: dict[str, str] = {}
+    for name in table.columns:
+        twin = seen.setdefault(name.casefold(), name)
+        if twin != name:
+            raise InputError(
+                f"{fn}: columns {twin!r} and {name!r} of the {side} differ only in case, which "
+                f"the Ibis {backend} backend cannot tell apart (it matches names without "
+                f"regard to case); rename one of them")
+
+
 class IbisFace:
     """The face of one Ibis backend (``ibis-<backend>``)."""
 
@@ -1168,6 +1188,7 @@ class IbisFace:
 
     def evaluate(self, judged: Table, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> Table:
+        _case_distinct("evaluate", "judged table", judged, self.backend)
         return evaluate_table(judged, measures, keys, columns, self.backend)
 
     # Judge -----------------------------------------------------------------------------
@@ -1191,6 +1212,8 @@ class IbisFace:
                              f"other than 'rank'; got {names}")
         _require(fn, "run", run, {q: "id", d: "id", s: "numeric"})
         _require(fn, "qrels", qrels, {q: "id", d: "id", r: "numeric"})
+        _case_distinct(fn, "run", run, self.backend)
+        _case_distinct(fn, "qrels", qrels, self.backend)
         qt, dtype = _id_type(fn, q, run, qrels), _id_type(fn, d, run, qrels)
         run_c = run.select(run[q].cast(qt).name(q), run[d].cast(dtype).name(d),
                            # -0.0 made 0.0: equal scores tie as such.

@@ -2060,10 +2060,24 @@ def evaluate(
 
 _TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
              pl.Int8: "byte", pl.Float64: "double", pl.Float32: "float",
-             pl.Boolean: "boolean", pl.Null: "double"}
+             pl.Boolean: "boolean", pl.Null: "double", pl.Enum: "string",
+             pl.Categorical: "string"}
 _TO_POLARS = {T.StringType: pl.String, T.LongType: pl.Int64, T.IntegerType: pl.Int32,
               T.ShortType: pl.Int16, T.ByteType: pl.Int8, T.DoubleType: pl.Float64,
               T.FloatType: pl.Float32, T.BooleanType: pl.Boolean}
+
+
+def _positional_names(fn: str, have: Sequence[str], wanted: Sequence[str]) -> dict[str, str]:
+    """Each column of ``wanted`` -> ``c<i>``, its position in ``have`` (the first, for a name
+    Spark's table holds twice); an :class:`InputError` for one it lacks."""
+    position: dict[str, str] = {}
+    for i, name in enumerate(have):
+        position.setdefault(name, f"c{i}")
+    missing = [c for c in dict.fromkeys(wanted) if c not in position]
+    if missing:
+        raise InputError(f"{fn}: the table has no column {', '.join(map(repr, missing))} (names "
+                         f"are matched exactly); its columns are: {', '.join(map(repr, have))}")
+    return {c: position[c] for c in wanted}
 
 
 class SparkFace:
@@ -2093,11 +2107,17 @@ class SparkFace:
 
     def evaluate(self, judged: DataFrame, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> DataFrame:
-        # Positional aliases: Spark resolves names case-insensitively ("nDCG@10", "ndcg@10").
-        aggregates = [column(m.metric, columns, m.values).alias(f"__m{i}")
+        # Spark resolves names without regard to case (spark.sql.caseSensitive): the columns
+        # are renamed by position first, so that "Qid" and "QID", or "Rank" beside "rank",
+        # stay apart; the measures get positional aliases ("nDCG@10", "ndcg@10") too.
+        read = [columns[c] for m in measures for c in m.metric.columns]
+        named = _positional_names("evaluate", judged.columns, [*keys, *read])
+        table = judged.toDF(*(f"c{i}" for i in range(len(judged.columns))))
+        by_role = {role: named[c] for role, c in columns.items() if c in named}
+        aggregates = [column(m.metric, by_role, m.values).alias(f"__m{i}")
                       for i, m in enumerate(measures)]
-        order = [F.col(k).asc_nulls_first() for k in keys]
-        result = judged.groupBy(*keys).agg(*aggregates).orderBy(*order)
+        order = [F.col(named[k]).asc_nulls_first() for k in keys]
+        result = table.groupBy(*(named[k] for k in keys)).agg(*aggregates).orderBy(*order)
         return result.toDF(*keys, *(m.label for m in measures))
 
     def judge(self, run: DataFrame, qrels: DataFrame, options: JudgeOptions) -> DataFrame:
