@@ -185,6 +185,12 @@ CREATE OR REPLACE TEMP MACRO rf__judged(rel) AS
 CREATE OR REPLACE TEMP MACRO rf__geometric(p, rank) AS
     pow(p::DOUBLE, (rank - 1)::DOUBLE);
 
+-- K: after K multiplications by p the running product p^(i - 1) of rf_rbp and
+-- rf_rbp_residual has reached its floor (0 or a few subnormals) and no longer changes
+-- (rankframe.persistence.floor_steps): a rank gap costs at most K steps.
+CREATE OR REPLACE TEMP MACRO rf__floor_steps(p) AS
+    ceil(1135 / -log2(p::DOUBLE))::BIGINT;
+
 -- Rows of two numeric columns where neither value is NULL or NaN, as a list of {x, y}.
 -- The values keep their own type (a BIGINT beyond 2^53 is not rounded into a tie); the
 -- cast only tests for NaN.

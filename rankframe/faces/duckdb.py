@@ -64,7 +64,9 @@ class _SharedConnection:
             if self._con is None or self._pid != os.getpid():
                 import duckdb
 
+                # No progress bar: DuckDB would print it into the caller's output.
                 self._con, self._pid, self._loaded = duckdb.connect(), os.getpid(), set()
+                self._con.execute("SET enable_progress_bar = false")
                 register_helpers(self._con)
             for name in sorted(metrics - self._loaded):
                 register_metric(self._con, name)

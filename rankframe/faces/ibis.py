@@ -525,8 +525,11 @@ def num_rel_ret(plan: _Plan, k: int | None, threshold: float = 1) -> Final:
 
 
 def _geometric(p: float, rank: Value) -> Value:
-    """p^(rank - 1)."""
-    return ibis.literal(float(p), type=F64).pow(_f(rank) - 1.0)
+    """p^(rank - 1) by pow, 0 once it would leave the normal numbers (PostgreSQL's pow
+    refuses to underflow; below 2^-1022 a weight changes no sum by 1e-9)."""
+    exponent = _f(rank) - 1.0
+    return ibis.ifelse(exponent < 1022 / -math.log2(p),
+                       ibis.literal(float(p), type=F64).pow(exponent), 0.0)
 
 
 def rbp(plan: _Plan, p: float = 0.8, threshold: float = 1, graded: bool = False,

@@ -64,6 +64,7 @@ from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
 from rankframe.metrics.registry import METRICS, Metric, validated
 from rankframe.metrics.tied import TiedAPDivisor
+from rankframe.persistence import floor_steps
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 
 #: Registered metrics without a Spark function, each with the reason (as data: the
@@ -121,8 +122,10 @@ def _is_judged(rel: Column) -> Column:
 
 def _running_weight(p: float, weight: Column, steps: Column) -> Column:
     """``weight`` times p, ``steps`` times one after another (trec_eval's running p^(r - 1),
-    not ``pow``, which may differ in the last bit)."""
-    return F.aggregate(F.array_repeat(F.lit(p), steps.cast("int")), weight,
+    not ``pow``, which may differ in the last bit), at most ``floor_steps(p)`` times: the
+    product then no longer changes (:mod:`rankframe.persistence`)."""
+    capped = F.least(steps, F.lit(floor_steps(p)))
+    return F.aggregate(F.array_repeat(F.lit(p), capped.cast("int")), weight,
                        lambda x, y: x * y)
 
 
@@ -1043,11 +1046,18 @@ def rbp_residual(
         A DoubleType aggregate aliased ``rbp_residual``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    known = F.array_sort(F.collect_list(F.when(rank_c.isNotNull() & _is_judged(rel_c),
+    # Positions up to K + 1 one by one; every deeper position weighs the floor, and its
+    # unknown ones add it as one (docs/semantics.md#rbp_residual).
+    limit = F.lit(floor_steps(p) + 1).cast("long")
+    is_known = rank_c.isNotNull() & _is_judged(rel_c)
+    known = F.array_sort(F.collect_list(F.when(is_known & (rank_c <= limit),
                                                rank_c.cast("long"))))
     deepest = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
-    # Each judged rank, then d + 1: the unknown positions before it add the running weight.
-    marks = F.concat(known, F.array(deepest + F.lit(1)))
+    near = F.least(deepest, limit)
+    deeper = F.greatest(deepest - limit, F.lit(0).cast("long")) - _count(is_known
+                                                                        & (rank_c > limit))
+    # Each judged rank, then the end: the unknown positions before it add the running weight.
+    marks = F.concat(known, F.array(near + F.lit(1)))
     start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
 
     def step(acc: Column, mark: Column) -> Column:
@@ -1055,11 +1065,13 @@ def rbp_residual(
                           F.struct(acc["s"].alias("s"), acc["c"].alias("c")),
                           lambda x, _: F.struct((x["s"] + x["c"]).alias("s"),
                                                 (x["c"] * F.lit(p)).alias("c")))
-        weight = F.when(mark <= deepest, gap["c"] * F.lit(p)).otherwise(gap["c"])
+        weight = F.when(mark <= near, gap["c"] * F.lit(p)).otherwise(gap["c"])
         return F.struct(gap["s"].alias("s"), weight.alias("c"), (mark + F.lit(1)).alias("r"))
 
     end = F.aggregate(marks, start, step)
-    value = end["c"] + F.lit(1.0 - p) * end["s"]
+    total = F.when((deeper > 0) & (end["s"] + end["c"] != end["s"]),
+                   end["s"] + deeper.cast("double") * end["c"]).otherwise(end["s"])
+    value = end["c"] + F.lit(1.0 - p) * total
     return value.alias(label("rbp_residual", None))
 
 
