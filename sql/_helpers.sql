@@ -146,11 +146,6 @@ CREATE OR REPLACE TEMP MACRO rf__ideal_gains(rel, gains) AS
                   ORDER BY rf__mapped_gain(rel, 'linear', gains) DESC)
              FILTER (WHERE rf__mapped_gain(rel, 'linear', gains) > 0), []);
 
--- ... IDCG@1, ..., IDCG@P over such an ideal list, each added first to last ...
-CREATE OR REPLACE TEMP MACRO rf__ideal_running(best) AS
-    list_transform(best, lambda rf_g, rf_i: list_sum(list_transform(list_slice(best, 1, rf_i),
-                                                                lambda rf_h, rf_j: rf_h / log2(rf_j + 1))));
-
 -- ... and the retrieved rows with a non-zero gain in rank order, as {r: rank, g: gain,
 -- d: gain / log2(rank + 1)} ([] when none): DCG@i sums d over the entries with r <= i.
 CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
@@ -158,9 +153,17 @@ CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
                    'd': rf__mapped_gain(rel, 'linear', gains) / log2(rank + 1)} ORDER BY rank)
              FILTER (WHERE rank IS NOT NULL AND rf__mapped_gain(rel, 'linear', gains) != 0), []);
 
-CREATE OR REPLACE TEMP MACRO rf__dcg_upto(points, i) AS
-    coalesce(list_sum(list_transform(list_filter(points, lambda rf_p: rf_p.r <= i),
-                                     lambda rf_p: rf_p.d)), 0)::DOUBLE;
+-- ... and both, with positions marked, as one list in position order: the ideal terms
+-- g_i / log2(i + 1) ({pos: i, kind: 0, x: term}), the points ({pos: r, kind: 1, x: d, g}),
+-- and marks ({pos: i, kind: 2}); at one position the ideal term comes first and the mark
+-- last, so a fold reading them in order has IDCG@i and DCG@i at a mark (and at a point).
+CREATE OR REPLACE TEMP MACRO rf__events(best, points, marks) AS
+    list_sort(list_transform(best, lambda rf_g, rf_i: {'pos': rf_i::BIGINT, 'kind': 0,
+                                                       'x': rf_g / log2(rf_i + 1), 'g': rf_g})
+              || list_transform(points, lambda rf_p: {'pos': rf_p.r::BIGINT, 'kind': 1,
+                                                      'x': rf_p.d, 'g': rf_p.g})
+              || list_transform(marks, lambda rf_m: {'pos': rf_m::BIGINT, 'kind': 2,
+                                                     'x': 0::DOUBLE, 'g': 0::DOUBLE}));
 
 -- Checks for the user-model, correlation and tie-aware macros.
 CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS
