@@ -72,23 +72,30 @@ CREATE OR REPLACE TEMP MACRO rf__relevant(rel, threshold) AS
 CREATE OR REPLACE TEMP MACRO rf__ratio(numerator, denominator) AS
     CASE WHEN denominator > 0 THEN numerator / denominator ELSE 0::DOUBLE END;
 
--- Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0.
+-- Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0. An
+-- exponential gain needs grades <= 960, so that sums of 2^rel stay finite: an error above.
 CREATE OR REPLACE TEMP MACRO rf__gain(rel, gain) AS
     CASE WHEN rel > 0 THEN (CASE WHEN gain = 'linear' THEN rel::DOUBLE
-                                 ELSE pow(2.0, rel::DOUBLE) - 1 END)
+                                 WHEN rel <= 960 THEN pow(2.0, rel::DOUBLE) - 1
+                                 ELSE error('rankframe: grade ' || rel::VARCHAR
+                                            || ' with the exponential gain 2^rel - 1; grades '
+                                            || 'must be <= 960, so that its sums stay finite')
+                            END)
          ELSE 0::DOUBLE
     END;
 
 -- A gain per grade (trec_eval's ndcg.1=3,2=9): a MAP of integer grades >= 0 to finite
--- gains, or NULL (none); returned with DOUBLE keys and values, so that a grade looks it up.
+-- gains of at most 2^960 in size (their sums stay finite), or NULL (none); returned with
+-- DOUBLE keys and values, so that a grade looks it up.
 CREATE OR REPLACE TEMP MACRO rf__gains(fn, gains) AS
     CASE WHEN gains IS NULL THEN NULL
          WHEN coalesce(list_bool_and(list_transform(map_entries(gains),
-                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE))), true)
+                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE)
+                            AND abs(e.value::DOUBLE) <= pow(2.0, 960))), true)
          THEN map_from_entries(list_transform(map_entries(gains),
                   lambda e: {'key': e.key::DOUBLE, 'value': e.value::DOUBLE}))
-         ELSE error(fn || ': gains must map integer grades >= 0 to finite gains, got '
-                    || gains::VARCHAR)
+         ELSE error(fn || ': gains must map integer grades >= 0 to finite gains of at most '
+                    || '2^960 in size, got ' || gains::VARCHAR)
     END;
 
 -- The gain of a grade with a gain map (checked by rf__gains): the mapped gain of a listed

@@ -59,6 +59,7 @@ from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties
 from rankframe.measures import Measure
 from rankframe.metrics.registry import METRICS
+from rankframe.validation import MAX_GRADE
 
 # Ibis ships no type information: its tables and expressions are typed as Any here.
 Table = Any
@@ -181,7 +182,10 @@ def _gain(rel: Value, kind: str, gains: Any = None) -> Value:
     """g = rel (linear) or 2^rel - 1 (exponential); 0 for NULL or rel <= 0; a grade listed
     in ``gains`` ((grade, gain) pairs, trec_eval's ndcg.1=3,2=9) gains the number given."""
     grade = _f(rel)
-    value = grade if kind == "linear" else ibis.literal(2.0).pow(grade) - 1.0
+    # Above 960 the group's value is NULL (_grades_fit): no pow, which PostgreSQL refuses
+    # to overflow.
+    value = grade if kind == "linear" else ibis.ifelse(
+        grade <= MAX_GRADE, ibis.literal(2.0).pow(grade) - 1.0, 0.0)
     out = ibis.ifelse((grade > 0).fill_null(False), value, 0.0)
     for level, mapped in dict(gains or ()).items():
         out = ibis.ifelse((grade == float(level)).fill_null(False), float(mapped), out)
@@ -998,6 +1002,15 @@ _BUILDERS: dict[str, Callable[..., Final]] = {
 }
 
 
+def _grades_fit(plan: _Plan, values: Mapping[str, Any], final: Final) -> Final:
+    """``final``, NULL for a group with a grade above 960 when the gain is exponential
+    (2^rel - 1 would overflow its sums; docs/semantics.md#input-checks)."""
+    if values.get("gain") != "exponential":
+        return final
+    top = plan.agg(lambda t: _f(plan.rel(t)).max())
+    return lambda a: ibis.ifelse((a[top] > MAX_GRADE).fill_null(False), ibis.null(F64), final(a))
+
+
 def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str],
                    columns: Mapping[str, str], backend: str | None = None) -> Table:
     """One row per query key of ``table`` (sorted, NULL first), one column per measure named
@@ -1008,7 +1021,7 @@ def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str
     for m in measures:
         build = _BUILDERS[m.metric.name]
         values = {p.name: m.values.get(p.name, p.default) for p in m.metric.params}
-        finals.append((m, build(plan, **values)))
+        finals.append((m, _grades_fit(plan, values, build(plan, **values))))
     source = plan.table()
     grouped = source.group_by(list(keys)).aggregate(
         **{name: build(source) for name, build in plan.aggregates.items()})

@@ -66,6 +66,7 @@ from rankframe.metrics.registry import METRICS, Metric, validated
 from rankframe.metrics.tied import TiedAPDivisor
 from rankframe.persistence import floor_steps
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
+from rankframe.validation import MAX_GRADE
 
 #: Registered metrics without a Spark function, each with the reason (as data: the
 #: completeness tests check it against the registry and the functions below). None today.
@@ -2079,6 +2080,14 @@ _TO_POLARS = {T.StringType: pl.String, T.LongType: pl.Int64, T.IntegerType: pl.I
               T.FloatType: pl.Float32, T.BooleanType: pl.Boolean}
 
 
+def _grades_fit(measure: Measure, columns: Mapping[str, str], value: Column) -> Column:
+    """``value``, NULL for a group with a grade above 960 when the measure's gain is
+    exponential (2^rel - 1 would overflow its sums; docs/semantics.md#input-checks)."""
+    if measure.values.get("gain") != "exponential":
+        return value
+    return F.when(F.max(F.col(columns["rel"])) > F.lit(MAX_GRADE), F.lit(None)).otherwise(value)
+
+
 def _positional_names(fn: str, have: Sequence[str], wanted: Sequence[str]) -> dict[str, str]:
     """Each column of ``wanted`` -> ``c<i>``, its position in ``have`` (the first, for a name
     Spark's table holds twice); an :class:`InputError` for one it lacks."""
@@ -2126,8 +2135,8 @@ class SparkFace:
         named = _positional_names("evaluate", judged.columns, [*keys, *read])
         table = judged.toDF(*(f"c{i}" for i in range(len(judged.columns))))
         by_role = {role: named[c] for role, c in columns.items() if c in named}
-        aggregates = [column(m.metric, by_role, m.values).alias(f"__m{i}")
-                      for i, m in enumerate(measures)]
+        aggregates = [_grades_fit(m, by_role, column(m.metric, by_role, m.values))
+                      .alias(f"__m{i}") for i, m in enumerate(measures)]
         order = [F.col(named[k]).asc_nulls_first() for k in keys]
         result = table.groupBy(*(named[k] for k in keys)).agg(*aggregates).orderBy(*order)
         return result.toDF(*keys, *(m.label for m in measures))
