@@ -263,11 +263,14 @@ CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
 CREATE OR REPLACE TEMP MACRO rf__fields(line) AS
     regexp_extract_all(line, '[^ \t\n\v\f\r]+');
 
--- ... every line of a text file (plain, or gzip by its .gz name) with its fields f ...
+-- ... every line of a text file (plain, or gzip by its .gz name) with its fields f; a line
+-- ends at LF, CRLF or a lone CR, as rankframe.io reads (with new_line LF, DuckDB's reader
+-- ends a line at either byte, and a CRLF leaves an empty line, skipped as blank) ...
 CREATE OR REPLACE TEMP MACRO rf__lines(path) AS TABLE
     SELECT line, rf__fields(line) AS f
     FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                  quote = '', escape = '', auto_detect = false, strict_mode = false);
+                  new_line = '\n', quote = '', escape = '', auto_detect = false,
+                  strict_mode = false);
 
 -- ... the fields when there are exactly n, else an error quoting the line ...
 CREATE OR REPLACE TEMP MACRO rf__n_fields(fn, f, n, layout, line) AS
