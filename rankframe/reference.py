@@ -433,11 +433,10 @@ def rbp_residual(rows: Rows, p: float = 0.8) -> float:
         if i not in judged_ranks:
             unknown += weight
         weight *= p
-    # Deeper positions weigh the floor: the unknown ones add it as one.
+    # Deeper positions weigh the floor: the unknown ones add it as one last term.
     deeper = deepest - near - sum(1 for rank in judged_ranks if rank > near)
-    floor = floor_weight(p)
-    if deeper > 0 and unknown + floor != unknown:
-        unknown += deeper * floor
+    if deeper > 0:
+        unknown += deeper * floor_weight(p)
     return weight + (1 - p) * unknown
 
 

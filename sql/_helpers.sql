@@ -72,16 +72,21 @@ CREATE OR REPLACE TEMP MACRO rf__relevant(rel, threshold) AS
 CREATE OR REPLACE TEMP MACRO rf__ratio(numerator, denominator) AS
     CASE WHEN denominator > 0 THEN numerator / denominator ELSE 0::DOUBLE END;
 
--- Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0. An
--- exponential gain needs grades <= 960, so that sums of 2^rel stay finite: an error above.
+-- Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0.
 CREATE OR REPLACE TEMP MACRO rf__gain(rel, gain) AS
     CASE WHEN rel > 0 THEN (CASE WHEN gain = 'linear' THEN rel::DOUBLE
-                                 WHEN rel <= 960 THEN pow(2.0, rel::DOUBLE) - 1
-                                 ELSE error('rankframe: grade ' || rel::VARCHAR
-                                            || ' with the exponential gain 2^rel - 1; grades '
-                                            || 'must be <= 960, so that its sums stay finite')
-                            END)
+                                 ELSE pow(2.0, rel::DOUBLE) - 1 END)
          ELSE 0::DOUBLE
+    END;
+
+-- The sum ``total`` of exponential gains of a group, once its grades are checked: the
+-- exponential gain needs grades <= 960, so that sums of 2^rel stay finite (an error above);
+-- one max per group, not a test per row.
+CREATE OR REPLACE TEMP MACRO rf__gain_sum(rel, gain, total) AS
+    CASE WHEN gain = 'linear' OR coalesce(max(rel) FILTER (WHERE gain <> 'linear') <= 960, true)
+         THEN total
+         ELSE error('rankframe: grade ' || max(rel)::VARCHAR || ' with the exponential gain '
+                    || '2^rel - 1; grades must be <= 960, so that its sums stay finite')
     END;
 
 -- A gain per grade (trec_eval's ndcg.1=3,2=9): a MAP of integer grades >= 0 to finite
@@ -128,9 +133,10 @@ CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
 -- (docs/semantics.md#exactness): list_sum over an ordered list, never a plain sum(), whose
 -- order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
 CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
-    coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains) / log2(rank + 1) ORDER BY rank)
+    rf__gain_sum(rel, gain, coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains)
+                                                   / log2(rank + 1) ORDER BY rank)
         FILTER (WHERE rf__in_top(rank, k) AND rf__mapped_gain(rel, gain, gains) != 0)),
-        0)::DOUBLE;
+        0)::DOUBLE);
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
@@ -140,11 +146,11 @@ CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
 -- proportion to the group's rows whatever k is (the bounded top-n aggregate max(g, k)
 -- reserved k slots in every group, and refuses k >= 1,000,000).
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal, gains := NULL) AS
-    rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
+    rf__gain_sum(rel, gain, rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
                                  ORDER BY rf__mapped_gain(rel, gain, gains) DESC) FILTER (
                                 WHERE rf__mapped_gain(rel, gain, gains) > 0
                                   AND (ideal = 'all' OR rank IS NOT NULL)),
-                            1, coalesce(k, 9223372036854775807)));
+                            1, coalesce(k, 9223372036854775807))));
 
 -- trec_eval's experimental nDCG variants (linear gains, mapped by a checked gain map):
 -- the ideal ranking, the positive gains of every row best first ([] when none) ...
@@ -237,9 +243,10 @@ CREATE OR REPLACE TEMP MACRO rf__tie_hits(rel, tie_first, tie_size, k, threshold
 
 -- Expected DCG at k: each retrieved row spreads g(rel) / tie_size over its group's positions.
 CREATE OR REPLACE TEMP MACRO rf__tie_dcg(rel, tie_first, tie_size, k, gain) AS
-    coalesce(sum(rf__gain(rel, gain) / tie_size * coalesce(list_sum(list_transform(
-        range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
-        lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL), 0)::DOUBLE;
+    rf__gain_sum(rel, gain, coalesce(sum(rf__gain(rel, gain) / tie_size * coalesce(list_sum(
+        list_transform(range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
+                       lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL),
+        0)::DOUBLE);
 
 -- sign(a - b) by comparison: no overflow for BIGINTs, and 0 for inf against inf.
 CREATE OR REPLACE TEMP MACRO rf__compare(a, b) AS

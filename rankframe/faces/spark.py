@@ -1048,7 +1048,7 @@ def rbp_residual(
     """
     rel_c, rank_c = _col(rel), _col(rank)
     # Positions up to K + 1 one by one; every deeper position weighs the floor, and its
-    # unknown ones add it as one (docs/semantics.md#rbp_residual).
+    # unknown ones add it as one last term (docs/semantics.md#rbp_residual).
     limit = F.lit(floor_steps(p) + 1).cast("long")
     is_known = rank_c.isNotNull() & _is_judged(rel_c)
     known = F.array_sort(F.collect_list(F.when(is_known & (rank_c <= limit),
@@ -1070,8 +1070,7 @@ def rbp_residual(
         return F.struct(gap["s"].alias("s"), weight.alias("c"), (mark + F.lit(1)).alias("r"))
 
     end = F.aggregate(marks, start, step)
-    total = F.when((deeper > 0) & (end["s"] + end["c"] != end["s"]),
-                   end["s"] + deeper.cast("double") * end["c"]).otherwise(end["s"])
+    total = F.when(deeper > 0, end["s"] + deeper.cast("double") * end["c"]).otherwise(end["s"])
     value = end["c"] + F.lit(1.0 - p) * total
     return value.alias(label("rbp_residual", None))
 

@@ -171,16 +171,15 @@ def rbp_residual(
     known = rank_e.filter(retrieved(rank_e) & is_judged(rel_e)).cast(pl.Int64)
     # Positions 1..min(d, K + 1) one by one, with the known ranks among them once more: a
     # position seen once is unknown. Every deeper position weighs the floor: those that are
-    # unknown add it as one (docs/semantics.md#rbp_residual).
-    near = pl.min_horizontal(deepest, pl.lit(floor_steps(p) + 1, dtype=pl.Int64))
-    both = pl.int_range(1, near + 1, dtype=pl.Int64).append(known.filter(known <= near)).sort()
+    # unknown add it as one last term, n * floor (docs/semantics.md#rbp_residual).
+    limit = floor_steps(p) + 1  # known <= d: known <= min(d, K + 1) iff known <= K + 1
+    near = pl.min_horizontal(deepest, pl.lit(limit, dtype=pl.Int64))
+    both = pl.int_range(1, near + 1, dtype=pl.Int64).append(known.filter(known <= limit)).sort()
     unknown = both.filter((both != both.shift(1)).fill_null(True)
                           & (both != both.shift(-1)).fill_null(True))
-    total = sequential_sum(running_weight(p, unknown))
-    floor = floor_weight(p)
-    deeper = deepest - near - known.filter(known > near).len().cast(pl.Int64)
-    total = pl.when((deeper > 0) & (total + floor != total)).then(total + deeper * floor) \
-        .otherwise(total)
+    deeper = deepest - near - known.filter(known > limit).len().cast(pl.Int64)
+    lump = (deeper.cast(pl.Float64) * floor_weight(p)).filter(deeper > 0)
+    total = sequential_sum(running_weight(p, unknown).append(lump))
     return (running_weight(p, deepest + 1) + (1.0 - p) * total).alias(label("rbp_residual", None))
 
 
