@@ -172,3 +172,31 @@ def test_read_run_holds_about_the_table_not_ten_times_the_text(tmp_path: Path,
     grown, rows = map(int, done.stdout.split())
     assert rows == 1_400_000
     assert grown < 4 * len(data), f"{grown / len(data):.1f} times the text"
+
+
+@pytest.mark.parametrize("block", [64, 200, 1 << 20])
+def test_blocks_keep_line_numbers_and_find_duplicates_across_them(
+        tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_run parses block by block (plain blocks by the CSV reader, the others by the
+    general reader): the table, a problem's line and a duplicate's two lines do not depend
+    on where the blocks end."""
+    from rankframe.io import trec
+
+    monkeypatch.setattr(trec, "READ_BYTES", block)
+    lines = [f"q{i // 10} Q0 d{i} {i % 10 + 1} {100 - i}.5 t" for i in range(60)]
+    lines[13] = "# a comment"
+    lines[27] = lines[27].replace(" ", "\t")
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + "\n")
+    expected = [(q, d, int(r), float(s), t) for q, _, d, r, s, t in
+                (line.split() for line in lines if not line.startswith("#"))]
+    assert read_run(path).rows() == expected
+    duplicate = [*lines, lines[40], lines[5]]
+    path.write_text("\n".join(duplicate) + "\n")
+    with pytest.raises(rf.InputError, match=r"run, line 61: duplicate document 'd40' for query "
+                                             r"'q4' \(first on line 41\)"):
+        read_run(path)
+    bad = [*lines[:50], "q9 Q0 dx 1 nan t", *lines[50:], lines[5]]
+    path.write_text("\n".join(bad) + "\n")
+    with pytest.raises(rf.InputError, match=r"run, line 51: score 'nan' is not a finite"):
+        read_run(path)
