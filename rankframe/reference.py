@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe.errors import InputError
+from rankframe.persistence import floor_steps, floor_weight
 
 if TYPE_CHECKING:
     from rankframe.faces.base import JudgeOptions
@@ -406,9 +407,10 @@ def rbp(
     position = 1
     for rel, rank in _retrieved(rows):
         assert rank is not None
-        while position < rank:
+        # Past floor_steps(p) multiplications the product no longer changes.
+        for _ in range(min(rank - position, floor_steps(p))):
             weight *= p
-            position += 1
+        position = rank
         if not graded:
             g = 1.0 if _is_relevant(rel, threshold) else 0.0
         elif rel is None or rel <= 0 or top is None or top <= 0:
@@ -426,10 +428,15 @@ def rbp_residual(rows: Rows, p: float = 0.8) -> float:
     deepest = max((rank for _, rank in rows if rank is not None), default=0)
     unknown = 0.0
     weight = 1.0  # p^(i - 1) as trec_eval's running product
-    for i in range(1, deepest + 1):
+    near = min(deepest, floor_steps(p) + 1)
+    for i in range(1, near + 1):
         if i not in judged_ranks:
             unknown += weight
         weight *= p
+    # Deeper positions weigh the floor: the unknown ones add it as one last term.
+    deeper = deepest - near - sum(1 for rank in judged_ranks if rank > near)
+    if deeper > 0:
+        unknown += deeper * floor_weight(p)
     return weight + (1 - p) * unknown
 
 

@@ -12,8 +12,9 @@ DuckDB or Spark, with one message per kind everywhere::
 a ``TypeError`` (with the type) when the value is not of the kind at all, a
 :class:`~rankframe.errors.MeasureError` (a ``ValueError``) when it is but lies outside what
 is allowed. Integers are whatever ``operator.index`` takes (``int``, NumPy integers), not
-bools; a cutoff is at most ``2**63 - 1`` (Int64, what every engine counts ranks in), and a
-grade at most 960 (sums of ``2**grade`` must stay finite).
+bools; a cutoff is at most ``2**63 - 1`` (Int64, what every engine counts ranks in), a
+grade at most 960 and a mapped gain at most ``2**960`` in size (sums of ``2**grade`` and of
+gains must stay finite).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any, TypeVar
 
 from rankframe.errors import MeasureError
 
-__all__ = ["RULES", "Rule", "check", "choice", "cutoff", "integer"]
+__all__ = ["MAX_CUTOFF", "MAX_GAIN", "MAX_GRADE", "RULES", "Rule", "check", "choice", "cutoff",
+           "integer"]
 
 T = TypeVar("T", bound=str)
 
@@ -57,9 +59,10 @@ def _boolean(value: object) -> bool:
 
 
 def _gain_levels(value: Mapping[Any, Any]) -> bool:
-    """Every key an integer grade >= 0, every gain a finite number."""
+    """Every key an integer grade >= 0, every gain a finite number at most
+    :data:`MAX_GAIN` in size."""
     return all(_integer(level) and operator.index(level) >= 0 and _finite(gain)
-               for level, gain in value.items())
+               and abs(gain) <= MAX_GAIN for level, gain in value.items())
 
 
 def _gain_pairs(value: Mapping[Any, Any]) -> tuple[tuple[int, float], ...]:
@@ -89,6 +92,9 @@ class Rule:
 #: rows stays below Float64's maximum 2**1024, so a sum of exponential gains never overflows.
 MAX_CUTOFF = 2**63 - 1
 MAX_GRADE = 960
+#: The largest gain a gain map may give a grade, 2**960, for the same reason: the exponential
+#: gain of the largest grade.
+MAX_GAIN = 2.0**MAX_GRADE
 
 _POSITIVE = Rule("be a finite number > 0", _finite, lambda v: v > 0, float)
 _UNIT = Rule("lie in [0, 1]", _finite, lambda v: 0 <= v <= 1, float)
@@ -110,7 +116,8 @@ RULES: dict[str, Rule] = {
     "count": Rule("be an integer >= 0", _integer, lambda v: operator.index(v) >= 0,
                   operator.index),
     # trec_eval's ndcg.1=3,2=9: a gain per grade; the grades left out keep their default gain.
-    "gains": Rule("be a mapping of integer grades >= 0 to finite gains (e.g. {1: 3, 2: 9})",
+    "gains": Rule("be a mapping of integer grades >= 0 to finite gains of at most 2**960 in "
+                  "size, so that their sums stay finite (e.g. {1: 3, 2: 9})",
                   lambda v: isinstance(v, Mapping), _gain_levels, _gain_pairs),
 }
 

@@ -94,16 +94,28 @@ CREATE OR REPLACE TEMP MACRO rf__gain(rel, gain) AS
          ELSE 0::DOUBLE
     END;
 
+-- The sum ``total`` of exponential gains of a group, once its grades are checked: the
+-- exponential gain needs grades <= 960, so that sums of 2^rel stay finite (an error above);
+-- one max per group, not a test per row.
+CREATE OR REPLACE TEMP MACRO rf__gain_sum(rel, gain, total) AS
+    CASE WHEN gain = 'linear' OR coalesce(max(rel) FILTER (WHERE gain <> 'linear') <= 960, true)
+         THEN total
+         ELSE error('rankframe: grade ' || max(rel)::VARCHAR || ' with the exponential gain '
+                    || '2^rel - 1; grades must be <= 960, so that its sums stay finite')
+    END;
+
 -- A gain per grade (trec_eval's ndcg.1=3,2=9): a MAP of integer grades >= 0 to finite
--- gains, or NULL (none); returned with DOUBLE keys and values, so that a grade looks it up.
+-- gains of at most 2^960 in size (their sums stay finite), or NULL (none); returned with
+-- DOUBLE keys and values, so that a grade looks it up.
 CREATE OR REPLACE TEMP MACRO rf__gains(fn, gains) AS
     CASE WHEN gains IS NULL THEN NULL
          WHEN coalesce(list_bool_and(list_transform(map_entries(gains),
-                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE))), true)
+                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE)
+                            AND abs(e.value::DOUBLE) <= pow(2.0, 960))), true)
          THEN map_from_entries(list_transform(map_entries(gains),
                   lambda e: {'key': e.key::DOUBLE, 'value': e.value::DOUBLE}))
-         ELSE error(fn || ': gains must map integer grades >= 0 to finite gains, got '
-                    || gains::VARCHAR)
+         ELSE error(fn || ': gains must map integer grades >= 0 to finite gains of at most '
+                    || '2^960 in size, got ' || gains::VARCHAR)
     END;
 
 -- The gain of a grade with a gain map (checked by rf__gains): the mapped gain of a listed
@@ -136,9 +148,10 @@ CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
 -- (docs/semantics.md#exactness): list_sum over an ordered list, never a plain sum(), whose
 -- order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
 CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
-    coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains) / log2(rank + 1) ORDER BY rank)
+    rf__gain_sum(rel, gain, coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains)
+                                                   / log2(rank + 1) ORDER BY rank)
         FILTER (WHERE rf__in_top(rank, k) AND rf__mapped_gain(rel, gain, gains) != 0)),
-        0)::DOUBLE;
+        0)::DOUBLE);
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
@@ -148,11 +161,11 @@ CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
 -- proportion to the group's rows whatever k is (the bounded top-n aggregate max(g, k)
 -- reserved k slots in every group, and refuses k >= 1,000,000).
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal, gains := NULL) AS
-    rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
+    rf__gain_sum(rel, gain, rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
                                  ORDER BY rf__mapped_gain(rel, gain, gains) DESC) FILTER (
                                 WHERE rf__mapped_gain(rel, gain, gains) > 0
                                   AND (ideal = 'all' OR rank IS NOT NULL)),
-                            1, coalesce(k, 9223372036854775807)));
+                            1, coalesce(k, 9223372036854775807))));
 
 -- trec_eval's experimental nDCG variants (linear gains, mapped by a checked gain map):
 -- the ideal ranking, the positive gains of every row best first ([] when none) ...
@@ -161,11 +174,6 @@ CREATE OR REPLACE TEMP MACRO rf__ideal_gains(rel, gains) AS
                   ORDER BY rf__mapped_gain(rel, 'linear', gains) DESC)
              FILTER (WHERE rf__mapped_gain(rel, 'linear', gains) > 0), []);
 
--- ... IDCG@1, ..., IDCG@P over such an ideal list, each added first to last ...
-CREATE OR REPLACE TEMP MACRO rf__ideal_running(best) AS
-    list_transform(best, lambda rf_g, rf_i: list_sum(list_transform(list_slice(best, 1, rf_i),
-                                                                lambda rf_h, rf_j: rf_h / log2(rf_j + 1))));
-
 -- ... and the retrieved rows with a non-zero gain in rank order, as {r: rank, g: gain,
 -- d: gain / log2(rank + 1)} ([] when none): DCG@i sums d over the entries with r <= i.
 CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
@@ -173,9 +181,17 @@ CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
                    'd': rf__mapped_gain(rel, 'linear', gains) / log2(rank + 1)} ORDER BY rank)
              FILTER (WHERE rank IS NOT NULL AND rf__mapped_gain(rel, 'linear', gains) != 0), []);
 
-CREATE OR REPLACE TEMP MACRO rf__dcg_upto(points, i) AS
-    coalesce(list_sum(list_transform(list_filter(points, lambda rf_p: rf_p.r <= i),
-                                     lambda rf_p: rf_p.d)), 0)::DOUBLE;
+-- ... and both, with positions marked, as one list in position order: the ideal terms
+-- g_i / log2(i + 1) ({pos: i, kind: 0, x: term}), the points ({pos: r, kind: 1, x: d, g}),
+-- and marks ({pos: i, kind: 2}); at one position the ideal term comes first and the mark
+-- last, so a fold reading them in order has IDCG@i and DCG@i at a mark (and at a point).
+CREATE OR REPLACE TEMP MACRO rf__events(best, points, marks) AS
+    list_sort(list_transform(best, lambda rf_g, rf_i: {'pos': rf_i::BIGINT, 'kind': 0,
+                                                       'x': rf_g / log2(rf_i + 1), 'g': rf_g})
+              || list_transform(points, lambda rf_p: {'pos': rf_p.r::BIGINT, 'kind': 1,
+                                                      'x': rf_p.d, 'g': rf_p.g})
+              || list_transform(marks, lambda rf_m: {'pos': rf_m::BIGINT, 'kind': 2,
+                                                     'x': 0::DOUBLE, 'g': 0::DOUBLE}));
 
 -- Checks for the user-model, correlation and tie-aware macros.
 CREATE OR REPLACE TEMP MACRO rf__persistence(fn, p) AS
@@ -199,6 +215,12 @@ CREATE OR REPLACE TEMP MACRO rf__judged(rel) AS
 -- p^(rank - 1), the rank-biased weight of a 1-based position.
 CREATE OR REPLACE TEMP MACRO rf__geometric(p, rank) AS
     pow(p::DOUBLE, (rank - 1)::DOUBLE);
+
+-- K: after K multiplications by p the running product p^(i - 1) of rf_rbp and
+-- rf_rbp_residual has reached its floor (0 or a few subnormals) and no longer changes
+-- (rankframe.persistence.floor_steps): a rank gap costs at most K steps.
+CREATE OR REPLACE TEMP MACRO rf__floor_steps(p) AS
+    ceil(1135 / -log2(p::DOUBLE))::BIGINT;
 
 -- Rows of two numeric columns where neither value is NULL or NaN, as a list of {x, y}.
 -- The values keep their own type (a BIGINT beyond 2^53 is not rounded into a tie); the
@@ -236,9 +258,10 @@ CREATE OR REPLACE TEMP MACRO rf__tie_hits(rel, tie_first, tie_size, k, threshold
 
 -- Expected DCG at k: each retrieved row spreads g(rel) / tie_size over its group's positions.
 CREATE OR REPLACE TEMP MACRO rf__tie_dcg(rel, tie_first, tie_size, k, gain) AS
-    coalesce(sum(rf__gain(rel, gain) / tie_size * coalesce(list_sum(list_transform(
-        range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
-        lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL), 0)::DOUBLE;
+    rf__gain_sum(rel, gain, coalesce(sum(rf__gain(rel, gain) / tie_size * coalesce(list_sum(
+        list_transform(range(tie_first, rf__tie_last(tie_first, tie_size, k) + 1),
+                       lambda i: 1 / log2(i + 1))), 0)) FILTER (WHERE tie_first IS NOT NULL),
+        0)::DOUBLE);
 
 -- sign(a - b) by comparison: no overflow for BIGINTs, and 0 for inf against inf.
 CREATE OR REPLACE TEMP MACRO rf__compare(a, b) AS
@@ -262,11 +285,14 @@ CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
 CREATE OR REPLACE TEMP MACRO rf__fields(line) AS
     regexp_extract_all(line, '[^ \t\n\v\f\r]+');
 
--- ... every line of a text file (plain, or gzip by its .gz name) with its fields f ...
+-- ... every line of a text file (plain, or gzip by its .gz name) with its fields f; a line
+-- ends at LF, CRLF or a lone CR, as rankframe.io reads (with new_line LF, DuckDB's reader
+-- ends a line at either byte, and a CRLF leaves an empty line, skipped as blank) ...
 CREATE OR REPLACE TEMP MACRO rf__lines(path) AS TABLE
     SELECT line, rf__fields(line) AS f
     FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = E'\n',
-                  quote = '', escape = '', auto_detect = false, strict_mode = false);
+                  new_line = '\n', quote = '', escape = '', auto_detect = false,
+                  strict_mode = false);
 
 -- ... the fields when there are exactly n, else an error quoting the line ...
 CREATE OR REPLACE TEMP MACRO rf__n_fields(fn, f, n, layout, line) AS

@@ -11,7 +11,8 @@
 -- rf__unchecked_cg: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_cg is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k := NULL, gain := 'linear') AS
-    coalesce(list_sum(list(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential']))
-        ORDER BY rank) FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k)))), 0)::DOUBLE;
+    rf__gain_sum(rel, gain,
+        coalesce(list_sum(list(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential']))
+            ORDER BY rank) FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k)))), 0)::DOUBLE);
 CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k := NULL, gain := 'linear') AS
     CASE WHEN rf__ranks_ok('rf_cg', rank) THEN rf__unchecked_cg(rel, rank, k, gain := gain) END;

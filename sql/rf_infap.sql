@@ -16,26 +16,28 @@
 --     => 0.5
 
 -- rf__unchecked_infap: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_infap is the guarded macro.
+-- rankframe.evaluate); rf_infap is the guarded macro. The positions p1 and p2 of every
+-- relevant row are listed once (v.pooled, v.judged), then read by index: n log n per query.
+CREATE OR REPLACE TEMP MACRO rf__infap_positions(relevant) AS
+    list_filter(list_transform(relevant, lambda y, p: CASE WHEN y THEN p END),
+                lambda p: p IS NOT NULL);
+
 CREATE OR REPLACE TEMP MACRO rf__unchecked_infap(rel, rank, threshold := 1) AS
     rf__ratio(
-        coalesce(list_sum(list_transform(
-            rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_infap', threshold)),
-            lambda r, j: CASE WHEN r = 1 THEN 1::DOUBLE ELSE
-                1 / r::DOUBLE
-                + ((r - 1)::DOUBLE / r::DOUBLE)
-                  * ((list_filter(list_transform(
-                          list(rf__relevant(rel, threshold) ORDER BY rank)
-                              FILTER (WHERE rel IS NOT NULL AND rank IS NOT NULL),
-                          lambda y, p: CASE WHEN y THEN p END), lambda p: p IS NOT NULL)[j] - 1)::DOUBLE
-                     / (r - 1)::DOUBLE)
-                  * (((j - 1)::DOUBLE + 0.00001::DOUBLE)
-                     / ((list_filter(list_transform(
-                             list(rf__relevant(rel, threshold) ORDER BY rank)
-                                 FILTER (WHERE rel >= 0 AND rank IS NOT NULL),
-                             lambda y, p: CASE WHEN y THEN p END), lambda p: p IS NOT NULL)[j] - 1)::DOUBLE
-                        + 2 * 0.00001::DOUBLE))
-                END)), 0),
+        list_transform([{
+            'ranks': rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_infap', threshold)),
+            'pooled': rf__infap_positions(list(rf__relevant(rel, threshold) ORDER BY rank)
+                                          FILTER (WHERE rel IS NOT NULL AND rank IS NOT NULL)),
+            'judged': rf__infap_positions(list(rf__relevant(rel, threshold) ORDER BY rank)
+                                          FILTER (WHERE rel >= 0 AND rank IS NOT NULL))}],
+            lambda v: coalesce(list_sum(list_transform(v.ranks,
+                lambda r, j: CASE WHEN r = 1 THEN 1::DOUBLE ELSE
+                    1 / r::DOUBLE
+                    + ((r - 1)::DOUBLE / r::DOUBLE)
+                      * ((v.pooled[j] - 1)::DOUBLE / (r - 1)::DOUBLE)
+                      * (((j - 1)::DOUBLE + 0.00001::DOUBLE)
+                         / ((v.judged[j] - 1)::DOUBLE + 2 * 0.00001::DOUBLE))
+                    END)), 0))[1],
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_infap(rel, rank, threshold := 1) AS
     CASE WHEN rf__ranks_ok('rf_infap', rank) THEN

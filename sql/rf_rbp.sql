@@ -14,11 +14,13 @@
 
 -- rf__rbp_sum(rows, p): sum of g * p^(r - 1) over rows, a list of {s, c, r, g} (r the rank,
 -- g the gain; s and c unused) sorted by rank, as trec_eval adds it: one at a time in rank
--- order, p^(r - 1) a running product multiplied by p once per position (a rank gap too),
--- not pow. The fold's state: s the sum, c the weight of position r.
+-- order, p^(r - 1) a running product multiplied by p once per position (a rank gap too, up
+-- to rf__floor_steps times: the product then no longer changes), not pow. The fold's
+-- state: s the sum, c the weight of position r.
 CREATE OR REPLACE TEMP MACRO rf__rbp_sum(rows, p) AS
     list_reduce(rows, lambda a, b: list_transform(
-        [list_reduce(list_resize([a.c], b.r - a.r + 1, p::DOUBLE), lambda x, y: x * y)],
+        [list_reduce(list_resize([a.c], least(b.r - a.r, rf__floor_steps(p)) + 1, p::DOUBLE),
+                     lambda x, y: x * y)],
         lambda w: {'s': a.s + b.g * w, 'c': w * p, 'r': b.r + 1, 'g': 0.0::DOUBLE})[1],
         {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'g': 0.0::DOUBLE}).s;
 

@@ -14,20 +14,36 @@
 -- rankframe.evaluate); rf_rbp_residual is the guarded macro. As trec_eval: a fold over the
 -- judged retrieved ranks in order, then a last element at d + 1 (k false); before each, the
 -- unknown positions since the last add the running weight c one at a time (c times p per
--- position, not pow); the result is c + (1 - p) * s, c the weight of position d + 1.
+-- position, not pow); the result is c + (1 - p) * s, c the weight of position d + 1. The
+-- fold stops at position K + 1 (rf__rbp_residual_near, K = rf__floor_steps(p)): every
+-- deeper position weighs the floor c reached there, and its n unknown ones add it as one
+-- last term, n * c.
+CREATE OR REPLACE TEMP MACRO rf__rbp_residual_near(p) AS
+    rf__floor_steps(rf__persistence('rf_rbp_residual', p)) + 1;
+
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp_residual(rel, rank, p := 0.8) AS
-    list_transform([list_reduce(list_append(
-        coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'k': true}
-                      ORDER BY rank) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)), []),
-        {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': coalesce(max(rank), 0)::BIGINT + 1, 'k': false}),
-        lambda a, b: list_transform(
-            [list_reduce(list_resize([{'s': a.s, 'c': a.c}], b.r - a.r + 1,
-                                     {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE}),
-                         lambda x, y: {'s': x.s + x.c, 'c': x.c * p::DOUBLE})],
-            lambda u: {'s': u.s, 'c': CASE WHEN b.k THEN u.c * p::DOUBLE ELSE u.c END,
-                       'r': b.r + 1, 'k': b.k})[1],
-        {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'k': true})],
-        lambda f: f.c + (1 - rf__persistence('rf_rbp_residual', p)) * f.s)[1]::DOUBLE;
+    list_transform([{
+        'known': coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'k': true}
+                               ORDER BY rank) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)),
+                          []),
+        'd': coalesce(max(rank), 0)::BIGINT, 'near': rf__rbp_residual_near(p)}],
+        lambda v: list_transform([CASE WHEN v.d <= v.near THEN v.known
+                                       ELSE list_filter(v.known, lambda e: e.r <= v.near) END],
+            lambda marks: list_transform([list_reduce(list_append(marks,
+                    {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': least(v.d, v.near) + 1, 'k': false}),
+                lambda a, b: list_transform(
+                    [list_reduce(list_resize([{'s': a.s, 'c': a.c}], b.r - a.r + 1,
+                                             {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE}),
+                                 lambda x, y: {'s': x.s + x.c, 'c': x.c * p::DOUBLE})],
+                    lambda u: {'s': u.s, 'c': CASE WHEN b.k THEN u.c * p::DOUBLE ELSE u.c END,
+                               'r': b.r + 1, 'k': b.k})[1],
+                {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'k': true})],
+                -- n = v.d - v.near - (known beyond near): the unknown deeper positions.
+                lambda f: f.c + (1 - rf__persistence('rf_rbp_residual', p))
+                          * CASE WHEN v.d - v.near - len(v.known) + len(marks) > 0
+                                 THEN f.s + (v.d - v.near - len(v.known) + len(marks))::DOUBLE
+                                            * f.c
+                                 ELSE f.s END)[1])[1])[1]::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rf_rbp_residual(rel, rank, p := 0.8) AS
     CASE WHEN rf__ranks_ok('rf_rbp_residual', rank) THEN
         rf__unchecked_rbp_residual(rel, rank, p := p) END;

@@ -1,7 +1,7 @@
 -- rf_read_prefs(path) -> TABLE (qid, jg, jsg, docid VARCHAR, level DOUBLE)
 --   Contract: docs/semantics.md#preferences.
 --   Reads a trec_eval prefs file (qid jg jsg docid level; trec_eval -R prefs): one row per
---   line, file order. Accepted: fields separated by runs of spaces/tabs, LF or CRLF line
+--   line, file order. Accepted: fields separated by runs of spaces/tabs, LF, CRLF or CR line
 --   endings, blank lines, comment lines ('#' in the first column, as trec_eval 10 reads
 --   them), gzip when the name ends in .gz. level: a decimal number as in
 --   rankframe.io.read_prefs, >= 0.

@@ -1,7 +1,7 @@
 -- rf_read_qrels(path) -> TABLE (qid VARCHAR, docid VARCHAR, rel BIGINT)
 --   Contract: docs/semantics.md#input-checks.
 --   Reads a TREC qrels file (qid iter docid rel): one row per line, file order; iter is
---   dropped. Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings,
+--   dropped. Accepted: fields separated by any run of spaces/tabs, LF, CRLF or CR line endings,
 --   blank lines and lines whose first field starts with '#' (skipped), gzip when the file
 --   name ends in .gz (DuckDB picks the codec from the extension, not from the content).
 --   rel is [+-]digits as in rankframe.io.read_qrels ('1.5', 'x' are rejected); negative

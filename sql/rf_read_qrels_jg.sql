@@ -2,7 +2,7 @@
 --   Contract: docs/semantics.md#judgment-groups.
 --   Reads trec_eval's judgment-group qrels (qid jg docid rel; trec_eval -R qrels_jg): one
 --   row per line, file order. Accepted as by rf_read_qrels: runs of spaces/tabs between
---   fields, LF or CRLF line endings, blank lines and lines whose first field starts with
+--   fields, LF, CRLF or CR line endings, blank lines and lines whose first field starts with
 --   '#' (skipped), gzip when the file name ends in .gz.
 --   Checked (the query fails, quoting the line): exactly 4 fields, integer grade.
 --   Not checked (rankframe.io.read_qrels_jg does): a (qid, jg, docid) triple twice, line

@@ -1,7 +1,7 @@
 -- rf_read_run(path) -> TABLE (qid VARCHAR, docid VARCHAR, rank BIGINT, score DOUBLE, tag VARCHAR)
 --   Contract: docs/semantics.md#input-checks.
 --   Reads a TREC run file (qid Q0 docid rank score tag): one row per line, file order.
---   Accepted: fields separated by any run of spaces/tabs, LF or CRLF line endings, blank
+--   Accepted: fields separated by any run of spaces/tabs, LF, CRLF or CR line endings, blank
 --   lines and lines whose first field starts with '#' (skipped), gzip when the file name
 --   ends in .gz (DuckDB picks the codec from the extension, not from the content).
 --   Numbers follow rankframe.io.read_run: score is decimal or exponent notation and finite

@@ -136,7 +136,8 @@ def compare(
     missing
         A query absent for some system (or a NULL/NaN value) is an error naming the
         system and queries (``"error"``), drops that query for every system of that
-        measure (``"intersect"``), or counts as 0 (``"zero"``, trec_eval ``-c``).
+        measure (``"intersect"``), or counts as 0 (``"zero"``, trec_eval ``-c``). An
+        infinite value is always an error naming the system and query.
     progress
         Show a progress bar on stderr for the resampling (tqdm when installed, else a
         plain bar): ``True`` always, ``False`` never, ``None`` when stderr is a terminal
@@ -468,6 +469,13 @@ def _pivot(
     ).to_numpy()
     matrices: dict[str, FloatArray] = {}
     for name in names:
+        infinite = df[name].cast(pl.Float64).is_infinite()
+        if infinite.any():
+            row = int(infinite.arg_max() or 0)
+            raise InputError(
+                f"compare: measure {name!r} is {df[name][row]} for system {df[system][row]!r} "
+                f"query {df[query][row]!r}; per-query values must be finite numbers"
+            )
         values = df[name].cast(pl.Float64).fill_nan(None).to_numpy()
         x = np.full((len(query_ids), len(systems)), np.nan)
         x[q_idx, sys_idx] = values

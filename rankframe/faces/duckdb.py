@@ -1,244 +1,49 @@
 """The DuckDB face: the ``rf_*`` SQL macros, loaded into a connection and called on a frame.
 
-The macros live as plain ``.sql`` files (one public macro per file, plus ``_helpers.sql``)
-that ship inside the wheel as ``rankframe/sql`` and sit at ``sql/`` in a source checkout.
-They are ``CREATE OR REPLACE TEMP MACRO`` statements: loading twice is harmless and
-nothing is written into a database file, unless asked (``register(con, persistent=True)``
-stores them in the connection's database, for tools that reopen the file).
+The macro files and their loading are :mod:`rankframe.faces.macros` (re-exported here).
 :func:`connection_for` hands ``evaluate`` a connection: the caller's, its macros checked
-against this version's by :func:`ensure_macros` (stored or ``TEMP``), or one shared by the
-process, loaded macro by macro on demand.
+against this version's (:func:`rankframe.faces.macros.checked`: stored or ``TEMP``, the
+check cached per connection), or one shared by the process, loaded macro by macro on
+demand. A frame reaches DuckDB under a name of its own for the call, its columns renamed
+by position, so that DuckDB, which matches names without regard to case, reads exactly
+the columns named (``Rank`` beside ``rank``, a query key ``["Qid", "QID"]``).
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import threading
+import uuid
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankframe.errors import EngineError, InputError
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
+from rankframe.faces.macros import (
+    HELPERS_FILE,
+    checked,
+    default_sql_dir,
+    ensure_macros,
+    register,
+    register_helpers,
+    register_metric,
+    root,
+    sql_files,
+    sql_text,
+)
 from rankframe.measures import Measure
 from rankframe.metrics.registry import Metric
 
 if TYPE_CHECKING:  # imported where a connection is made: DuckDB is not needed before
     import duckdb
 
-HELPERS_FILE = "_helpers.sql"
-
-
-def default_sql_dir() -> Path:
-    """Where the macros are: ``rankframe/sql`` when installed, else the checkout's ``sql/``."""
-    packaged = resources.files("rankframe") / "sql"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[2] / "sql"
-    if checkout.is_dir():
-        return checkout
-    raise FileNotFoundError(
-        "rankframe: SQL macros not found (looked in the installed package and the source "
-        "checkout); reinstall rankframe or pass sql_dir="
-    )
-
-
-def _root(sql_dir: str | Path | None) -> Path:
-    return Path(sql_dir) if sql_dir is not None else default_sql_dir()
-
-
-def sql_files(sql_dir: str | Path | None = None) -> list[Path]:
-    """The macro files in load order: the helpers first, then every ``rf_*.sql`` by name.
-
-    Parameters
-    ----------
-    sql_dir
-        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
-        macros installed with rankframe (or the checkout's ``sql/``).
-    """
-    root = _root(sql_dir)
-    helpers = root / HELPERS_FILE
-    if not helpers.is_file():
-        raise FileNotFoundError(f"rankframe: {helpers} is missing; it must load first")
-    return [helpers, *sorted(root.glob("rf_*.sql"))]
-
-
-_TEMP = re.compile(r"(CREATE\s+OR\s+REPLACE\s+)TEMP\s+(MACRO\b)", re.IGNORECASE)
-
-
-def _statements(path: Path, persistent: bool) -> str:
-    """The macro file's text; with ``persistent``, its macros made non-``TEMP``."""
-    text = path.read_text(encoding="utf-8")
-    return _TEMP.sub(r"\1\2", text) if persistent else text
-
-
-def sql_text(sql_dir: str | Path | None = None, *, persistent: bool = False) -> str:
-    """All macro definitions as one SQL script, in load order (what ``rankframe sql`` prints).
-
-    Parameters
-    ----------
-    sql_dir
-        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
-        macros installed with rankframe (or the checkout's ``sql/``).
-    persistent
-        False (default): ``CREATE OR REPLACE TEMP MACRO``, gone when the session ends.
-        True: ``CREATE OR REPLACE MACRO``, stored in the database the script runs in.
-
-    Examples
-    --------
-    >>> import rankframe.duckdb
-    >>> "CREATE OR REPLACE TEMP MACRO rf_ndcg(" in rankframe.duckdb.sql_text()
-    True
-    >>> "CREATE OR REPLACE MACRO rf_ndcg(" in rankframe.duckdb.sql_text(persistent=True)
-    True
-    """
-    return "\n".join(_statements(path, persistent) for path in sql_files(sql_dir))
-
-
-def register(
-    con: duckdb.DuckDBPyConnection | None = None, *, sql_dir: str | Path | None = None,
-    persistent: bool = False,
-) -> duckdb.DuckDBPyConnection:
-    """Define every ``rf_*`` macro in ``con`` (a new in-memory connection if None) and return it.
-
-    Parameters
-    ----------
-    con
-        A DuckDB connection; None (default): a new in-memory one.
-    sql_dir
-        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
-        macros installed with rankframe (or the checkout's ``sql/``).
-    persistent
-        False (default): the macros are ``TEMP``: defining them twice is harmless and
-        nothing is written to a database file. True: they are stored in the connection's
-        current database (``CREATE OR REPLACE MACRO``), so a BI tool or a later session
-        that opens the file has them; calling it again (with a newer rankframe) replaces
-        them. Needs a connection that may write.
-
-    Examples
-    --------
-    >>> import rankframe.duckdb
-    >>> con = rankframe.duckdb.register()
-    >>> con.sql("SELECT round(rf_ndcg(rel, rank, 5), 4) FROM (VALUES (1, 3), (2, 2), (3, 3), "
-    ...         "(4, 0), (5, 1)) t(rank, rel)").fetchall()
-    [(0.9724,)]
-    """
-    import duckdb
-
-    connection = con if con is not None else duckdb.connect()
-    for path in sql_files(sql_dir):
-        connection.execute(_statements(path, persistent))
-    return connection
-
-
-def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | None = None) -> None:
-    """Define only the shared ``rf__*`` helpers (what every metric macro calls).
-
-    Parameters
-    ----------
-    con
-        An open DuckDB connection; the macros are defined in it as ``TEMP`` macros.
-    sql_dir
-        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
-        macros installed with rankframe (or the checkout's ``sql/``).
-    """
-    root = _root(sql_dir)
-    con.execute((root / HELPERS_FILE).read_text(encoding="utf-8"))
-
-
-def register_metric(
-    con: duckdb.DuckDBPyConnection, name: str, *, sql_dir: str | Path | None = None
-) -> None:
-    """Define the macro ``rf_<name>`` alone; the helpers must be loaded already.
-
-    Parameters
-    ----------
-    con
-        An open DuckDB connection; the macros are defined in it as ``TEMP`` macros.
-    name
-        The metric's registry name (``"ndcg"`` loads ``rf_ndcg``).
-    sql_dir
-        Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
-        macros installed with rankframe (or the checkout's ``sql/``).
-    """
-    root = _root(sql_dir)
-    path = root / f"rf_{name}.sql"
-    if not path.is_file():
-        raise FileNotFoundError(f"rankframe: no macro file {path}")
-    con.execute(path.read_text(encoding="utf-8"))
-
-
-_MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)", re.IGNORECASE)
-_DEFINITIONS = (
-    "SELECT function_name, database_name, parameters, macro_definition FROM duckdb_functions() "
-    "WHERE function_name LIKE 'rf\\_%' ESCAPE '\\' AND function_type IN ('macro', 'table_macro')"
-)
-Definition = tuple[tuple[str, ...], str]  # (parameters, body as DuckDB prints it)
-
-
-def _definitions(con: duckdb.DuckDBPyConnection) -> dict[str, Definition]:
-    """Every ``rf_*`` macro of ``con`` as DuckDB resolves it (a TEMP macro shadows one of the
-    database; an overloaded name keeps its definitions in one sorted string)."""
-    found: dict[str, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
-    for name, database, params, body in con.sql(_DEFINITIONS).fetchall():
-        found.setdefault(name, {}).setdefault(database, []).append((tuple(params), body or ""))
-    resolved = {}
-    for name, by_database in found.items():
-        rows = by_database.get("temp") or next(iter(by_database.values()))
-        resolved[name] = (rows[0][0], "\n".join(sorted(repr(r) for r in rows)))
-    return resolved
-
-
-@functools.cache
-def _own(sql_dir: str | None) -> dict[str, Definition]:
-    """rankframe's own macros of this version, as DuckDB prints them: the bundle loaded once
-    per process into a private connection."""
-    return _definitions(register(sql_dir=sql_dir))
-
-
-def _macros_of(path: Path) -> list[str]:
-    return _MACRO.findall(path.read_text(encoding="utf-8"))
-
-
-def ensure_macros(con: duckdb.DuckDBPyConnection, metrics: set[str], *,
-                  sql_dir: str | Path | None = None) -> None:
-    """Make sure ``con`` runs rankframe's own macros for ``metrics`` (and the helpers): a
-    connection with no ``rf_*`` macro gets them all, missing ones are loaded, and a macro
-    that differs from this version's (another definition under the name) is refused.
-
-    Raises
-    ------
-    EngineError
-        Naming the macros whose definitions are not rankframe's, and how to replace them.
-    """
-    root = _root(sql_dir)
-    have = _definitions(con)
-    if not have:
-        register(con, sql_dir=root)
-        return
-    own = _own(str(root))
-    helpers = _macros_of(root / HELPERS_FILE)
-    files = {name: _macros_of(root / f"rf_{name}.sql") for name in sorted(metrics)}
-    needed = [*helpers, *(m for names in files.values() for m in names)]
-    foreign = [m for m in needed if m in have and have[m] != own[m]]
-    if foreign:
-        raise EngineError(
-            f"rankframe: the connection's macro(s) {', '.join(foreign)} are not this "
-            f"rankframe's own (their definitions differ from those in {root}); call "
-            "rankframe.duckdb.register(con) to replace the rf_* macros with rankframe's, or "
-            "pass another connection"
-        )
-    if any(m not in have for m in helpers):
-        register_helpers(con, sql_dir=root)
-    for name, names in files.items():
-        if any(m not in have for m in names):
-            register_metric(con, name, sql_dir=root)
+__all__ = ["FACE", "HELPERS_FILE", "DuckDBFace", "call", "connection_for", "default_sql_dir",
+           "ensure_macros", "evaluate_prefs", "quote", "register", "register_helpers",
+           "register_metric", "sql_files", "sql_literal", "sql_text"]
 
 
 class _SharedConnection:
@@ -259,7 +64,9 @@ class _SharedConnection:
             if self._con is None or self._pid != os.getpid():
                 import duckdb
 
+                # No progress bar: DuckDB would print it into the caller's output.
                 self._con, self._pid, self._loaded = duckdb.connect(), os.getpid(), set()
+                self._con.execute("SET enable_progress_bar = false")
                 register_helpers(self._con)
             for name in sorted(metrics - self._loaded):
                 register_metric(self._con, name)
@@ -270,17 +77,59 @@ class _SharedConnection:
 _shared = _SharedConnection()
 
 
+def _caller_connection(con: object) -> duckdb.DuckDBPyConnection:
+    """``con`` if it is a DuckDB connection, else an :class:`EngineError` saying what it is."""
+    import duckdb
+
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        raise EngineError(f"con must be a DuckDB connection (duckdb.connect(...)) or None, "
+                          f"got {con!r} of type {type(con).__name__}")
+    return con
+
+
+class _Locks:
+    """A lock per caller's connection: rankframe's calls on one connection take turns (DuckDB
+    refuses a call on a connection busy with another, and a frame registered by one call
+    must stay until its query has run)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._locks: weakref.WeakKeyDictionary[object, threading.Lock] = (
+            weakref.WeakKeyDictionary())
+
+    def __call__(self, con: object) -> threading.Lock:
+        with self._lock:
+            lock = self._locks.get(con)
+            if lock is None:
+                lock = self._locks[con] = threading.Lock()
+            return lock
+
+
+_locks = _Locks()
+
+
 @contextmanager
-def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str]
-                   ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``con`` with rankframe's macros for ``metrics`` (:func:`ensure_macros`), or, when
-    ``con`` is None, the process's shared connection with them loaded, held for the block."""
+def connection_for(con: duckdb.DuckDBPyConnection | None, metrics: set[str], *,
+                   statements: int = 0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``con`` with rankframe's macros for ``metrics`` (checked, :func:`checked`; the block
+    runs ``statements`` catalog statements of its own), or, when ``con`` is None, the
+    process's shared connection with them loaded, held for the block (one rankframe call at
+    a time on a connection). A ``con`` that is not a DuckDB connection, or is closed, is an
+    :class:`EngineError`."""
     if con is None:
         with _shared(metrics) as shared:
             yield shared
         return
-    ensure_macros(con, metrics)
-    yield con
+    import duckdb
+
+    connection = _caller_connection(con)
+    try:
+        with _locks(connection), checked(connection, metrics,
+                                         statements=statements) as ready:
+            yield ready
+    except duckdb.ConnectionException as exc:
+        raise EngineError(f"the DuckDB connection given as con cannot be used ({exc}); pass "
+                          "an open connection") from None
 
 
 def sql_literal(value: object) -> str:
@@ -349,6 +198,46 @@ def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl
     return pl.DataFrame(rows, schema=list(schema), orient="row").cast(pl.Schema(schema))
 
 
+#: Key dtypes DuckDB cannot read from Polars: they go as their dense rank (same groups, same
+#: order) and come back through it.
+_RANKED_KEYS = (pl.Int128, pl.UInt128)
+
+
+def _positional(frame: pl.DataFrame, keys: Sequence[str], read: Sequence[str]
+                ) -> tuple[pl.DataFrame, dict[str, str]]:
+    """The frame DuckDB reads: the key columns as ``k0, k1 ...`` and the columns the
+    measures read as ``c0, c1 ...`` (names DuckDB cannot confuse, whatever the case or
+    spelling of the originals, even ""), with the column -> name map of the latter. An
+    all-NULL column (dtype Null) reaches DuckDB without a validity bitmap, which it refuses:
+    it is given a type (its values stay NULL; the result keeps the key's dtype)."""
+
+    def typed(name: str) -> pl.Expr:
+        dtype = frame.schema[name]
+        if dtype == pl.Null:
+            return pl.col(name).cast(pl.Int64)
+        if dtype in _RANKED_KEYS and name in keys:
+            return pl.col(name).rank("dense")
+        return pl.col(name)
+
+    names = {column: f"c{i}" for i, column in enumerate(read)}
+    return frame.select([*(typed(k).alias(f"k{i}") for i, k in enumerate(keys)),
+                         *(typed(c).alias(names[c]) for c in read)]), names
+
+
+def _with_keys(result: pl.DataFrame, frame: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """``result`` with its key columns ``k0, k1 ...`` named and typed as ``frame``'s keys (a
+    dense rank back to its value)."""
+    columns = []
+    for i, key in enumerate(keys):
+        values = result.get_column(f"k{i}")
+        dtype = frame.schema[key]
+        if dtype in _RANKED_KEYS:
+            distinct = frame.get_column(key).drop_nulls().unique().sort()
+            values = distinct.gather(values - 1)
+        columns.append(values.cast(dtype).alias(key))
+    return pl.DataFrame([*columns, *result.get_columns()[len(keys):]])
+
+
 def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None = None,
                    complete: bool = False, connection: duckdb.DuckDBPyConnection | None = None
                    ) -> pl.DataFrame:
@@ -376,12 +265,14 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
     """
     import duckdb
 
-    con = connection if connection is not None else duckdb.connect()
+    con = _caller_connection(connection) if connection is not None else duckdb.connect()
     register_metric(con, "prefs")
-    frames = {"rf__prefs_input": prefs.select("qid", "jg", "jsg", "docid", "level"),
-              "rf__prefs_run": run.select("qid", "docid", "score")}
+    suffix = uuid.uuid4().hex  # this call's names: threads may share a connection
+    names = (f"rf__prefs_input_{suffix}", f"rf__prefs_run_{suffix}")
+    frames = {names[0]: prefs.select("qid", "jg", "jsg", "docid", "level"),
+              names[1]: run.select("qid", "docid", "score")}
     with _registered(con, frames):
-        query = ("SELECT * FROM rf_prefs('rf__prefs_input', 'rf__prefs_run', depth := "
+        query = (f"SELECT * FROM rf_prefs('{names[0]}', '{names[1]}', depth := "
                  f"{sql_literal(depth)}, complete := {sql_literal(complete)})")
         try:
             table: pl.DataFrame = con.sql(query).pl()
@@ -403,27 +294,28 @@ class DuckDBFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: duckdb.DuckDBPyConnection | None = None) -> pl.DataFrame:
-        quoted = {name: quote(column) for name, column in columns.items()}
+        frame = judged.lazy().collect()
+        read = list(dict.fromkeys(columns[c] for m in measures for c in m.metric.columns))
+        table, names = _positional(frame, keys, read)
+        by_role = {role: names[column] for role, column in columns.items() if column in names}
+        key_names = [f"k{i}" for i in range(len(keys))]
         select = ", ".join(
-            [quote(k) for k in keys]
+            key_names
             # Positional aliases: DuckDB's identifiers are case-insensitive ("nDCG@10" would
             # clash with "ndcg@10"); the labels come back with the schema.
-            + [f"{call(m.metric, quoted, m.values, checked=True)} AS __m{i}"
+            + [f"{call(m.metric, by_role, m.values, checked=True)} AS __m{i}"
                for i, m in enumerate(measures)]
         )
-        group = ", ".join(quote(k) for k in keys)
-        order = ", ".join(f"{quote(k)} NULLS FIRST" for k in keys)  # as the Polars face
-        frame = judged.lazy().collect()
-        # An all-NULL column (dtype Null) reaches DuckDB without a validity bitmap, which it
-        # refuses: give it a type (its values stay NULL; the result keeps the key's dtype).
-        typed = frame.with_columns(pl.col(c).cast(pl.Int64) for c, dtype in frame.schema.items()
-                                   if dtype == pl.Null)
-        view = "__rankframe_judged"
-        with connection_for(connection, {m.metric.name for m in measures}) as con, \
-                _registered(con, {view: typed}):
+        group = ", ".join(key_names)
+        order = ", ".join(f"{k} NULLS FIRST" for k in key_names)  # as the Polars face
+        view = f"__rankframe_judged_{uuid.uuid4().hex}"  # this call's: threads share a con
+        with connection_for(connection, {m.metric.name for m in measures},
+                            statements=2) as con, _registered(con, {view: table}):
             rows = con.sql(f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
                            ).fetchall()
-        return _frame(rows, result_dtypes({k: frame.schema[k] for k in keys}, measures))
+        dtypes = {name: table.schema[name] for name in key_names}
+        result = _frame(rows, result_dtypes(dtypes, measures))
+        return _with_keys(result, frame, keys)
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
               ) -> pl.DataFrame:
@@ -438,7 +330,7 @@ class DuckDBFace(PolarsNative):
         with connection_for(None, set()) as con, \
                 _registered(con, {"__rankframe_run": run, "__rankframe_qrels": qrels}):
             for name in dict.fromkeys(("rf_judge", macro)):
-                con.execute((_root(None) / f"{name}.sql").read_text(encoding="utf-8"))
+                con.execute((root(None) / f"{name}.sql").read_text(encoding="utf-8"))
             judged_only = "true" if options.judged_only else "false"
             relation = con.sql(f"SELECT * FROM {macro}('__rankframe_run', '__rankframe_qrels', "
                                f"depth := {depth}, judged_only := {judged_only})")

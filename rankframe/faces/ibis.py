@@ -59,6 +59,7 @@ from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties
 from rankframe.measures import Measure
 from rankframe.metrics.registry import METRICS
+from rankframe.validation import MAX_GRADE
 
 # Ibis ships no type information: its tables and expressions are typed as Any here.
 Table = Any
@@ -181,7 +182,10 @@ def _gain(rel: Value, kind: str, gains: Any = None) -> Value:
     """g = rel (linear) or 2^rel - 1 (exponential); 0 for NULL or rel <= 0; a grade listed
     in ``gains`` ((grade, gain) pairs, trec_eval's ndcg.1=3,2=9) gains the number given."""
     grade = _f(rel)
-    value = grade if kind == "linear" else ibis.literal(2.0).pow(grade) - 1.0
+    # Above 960 the group's value is NULL (_grades_fit): no pow, which PostgreSQL refuses
+    # to overflow.
+    value = grade if kind == "linear" else ibis.ifelse(
+        grade <= MAX_GRADE, ibis.literal(2.0).pow(grade) - 1.0, 0.0)
     out = ibis.ifelse((grade > 0).fill_null(False), value, 0.0)
     for level, mapped in dict(gains or ()).items():
         out = ibis.ifelse((grade == float(level)).fill_null(False), float(mapped), out)
@@ -525,8 +529,11 @@ def num_rel_ret(plan: _Plan, k: int | None, threshold: float = 1) -> Final:
 
 
 def _geometric(p: float, rank: Value) -> Value:
-    """p^(rank - 1)."""
-    return ibis.literal(float(p), type=F64).pow(_f(rank) - 1.0)
+    """p^(rank - 1) by pow, 0 once it would leave the normal numbers (PostgreSQL's pow
+    refuses to underflow; below 2^-1022 a weight changes no sum by 1e-9)."""
+    exponent = _f(rank) - 1.0
+    return ibis.ifelse(exponent < 1022 / -math.log2(p),
+                       ibis.literal(float(p), type=F64).pow(exponent), 0.0)
 
 
 def rbp(plan: _Plan, p: float = 0.8, threshold: float = 1, graded: bool = False,
@@ -995,6 +1002,15 @@ _BUILDERS: dict[str, Callable[..., Final]] = {
 }
 
 
+def _grades_fit(plan: _Plan, values: Mapping[str, Any], final: Final) -> Final:
+    """``final``, NULL for a group with a grade above 960 when the gain is exponential
+    (2^rel - 1 would overflow its sums; docs/semantics.md#input-checks)."""
+    if values.get("gain") != "exponential":
+        return final
+    top = plan.agg(lambda t: _f(plan.rel(t)).max())
+    return lambda a: ibis.ifelse((a[top] > MAX_GRADE).fill_null(False), ibis.null(F64), final(a))
+
+
 def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str],
                    columns: Mapping[str, str], backend: str | None = None) -> Table:
     """One row per query key of ``table`` (sorted, NULL first), one column per measure named
@@ -1005,7 +1021,7 @@ def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str
     for m in measures:
         build = _BUILDERS[m.metric.name]
         values = {p.name: m.values.get(p.name, p.default) for p in m.metric.params}
-        finals.append((m, build(plan, **values)))
+        finals.append((m, _grades_fit(plan, values, build(plan, **values))))
     source = plan.table()
     grouped = source.group_by(list(keys)).aggregate(
         **{name: build(source) for name, build in plan.aggregates.items()})
@@ -1075,6 +1091,26 @@ def _id_type(fn: str, name: str, run: Table, qrels: Table) -> Any:
     raise InputError(
         f"{fn}: column {name!r} is {a} in the run but {b} in the qrels; ids must be strings "
         "on both sides or integers on both sides (cast one of them)")
+
+
+#: Backends whose engine matches column names without regard to case: a table with two
+#: names that differ only in case cannot reach them.
+_CASE_BLIND = frozenset({"duckdb", "sqlite"})
+
+
+def _case_distinct(fn: str, side: str, table: Table, backend: str) -> None:
+    """Raise if two columns of ``table`` differ only in case and ``backend`` cannot tell
+    them apart."""
+    if backend not in _CASE_BLIND:
+        return
+    seen: dict[str, str] = {}
+    for name in table.columns:
+        twin = seen.setdefault(name.casefold(), name)
+        if twin != name:
+            raise InputError(
+                f"{fn}: columns {twin!r} and {name!r} of the {side} differ only in case, which "
+                f"the Ibis {backend} backend cannot tell apart (it matches names without "
+                f"regard to case); rename one of them")
 
 
 class IbisFace:
@@ -1172,6 +1208,7 @@ class IbisFace:
 
     def evaluate(self, judged: Table, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> Table:
+        _case_distinct("evaluate", "judged table", judged, self.backend)
         return evaluate_table(judged, measures, keys, columns, self.backend)
 
     # Judge -----------------------------------------------------------------------------
@@ -1195,6 +1232,8 @@ class IbisFace:
                              f"other than 'rank'; got {names}")
         _require(fn, "run", run, {q: "id", d: "id", s: "numeric"})
         _require(fn, "qrels", qrels, {q: "id", d: "id", r: "numeric"})
+        _case_distinct(fn, "run", run, self.backend)
+        _case_distinct(fn, "qrels", qrels, self.backend)
         qt, dtype = _id_type(fn, q, run, qrels), _id_type(fn, d, run, qrels)
         run_c = run.select(run[q].cast(qt).name(q), run[d].cast(dtype).name(d),
                            # -0.0 made 0.0: equal scores tie as such.

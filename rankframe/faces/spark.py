@@ -64,7 +64,9 @@ from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
 from rankframe.metrics.registry import METRICS, Metric, validated
 from rankframe.metrics.tied import TiedAPDivisor
+from rankframe.persistence import floor_steps
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
+from rankframe.validation import MAX_GRADE
 
 #: Registered metrics without a Spark function, each with the reason (as data: the
 #: completeness tests check it against the registry and the functions below). None today.
@@ -121,8 +123,10 @@ def _is_judged(rel: Column) -> Column:
 
 def _running_weight(p: float, weight: Column, steps: Column) -> Column:
     """``weight`` times p, ``steps`` times one after another (trec_eval's running p^(r - 1),
-    not ``pow``, which may differ in the last bit)."""
-    return F.aggregate(F.array_repeat(F.lit(p), steps.cast("int")), weight,
+    not ``pow``, which may differ in the last bit), at most ``floor_steps(p)`` times: the
+    product then no longer changes (:mod:`rankframe.persistence`)."""
+    capped = F.least(steps, F.lit(floor_steps(p)))
+    return F.aggregate(F.array_repeat(F.lit(p), capped.cast("int")), weight,
                        lambda x, y: x * y)
 
 
@@ -1043,11 +1047,18 @@ def rbp_residual(
         A DoubleType aggregate aliased ``rbp_residual``.
     """
     rel_c, rank_c = _col(rel), _col(rank)
-    known = F.array_sort(F.collect_list(F.when(rank_c.isNotNull() & _is_judged(rel_c),
+    # Positions up to K + 1 one by one; every deeper position weighs the floor, and its
+    # unknown ones add it as one last term (docs/semantics.md#rbp_residual).
+    limit = F.lit(floor_steps(p) + 1).cast("long")
+    is_known = rank_c.isNotNull() & _is_judged(rel_c)
+    known = F.array_sort(F.collect_list(F.when(is_known & (rank_c <= limit),
                                                rank_c.cast("long"))))
     deepest = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
-    # Each judged rank, then d + 1: the unknown positions before it add the running weight.
-    marks = F.concat(known, F.array(deepest + F.lit(1)))
+    near = F.least(deepest, limit)
+    deeper = F.greatest(deepest - limit, F.lit(0).cast("long")) - _count(is_known
+                                                                        & (rank_c > limit))
+    # Each judged rank, then the end: the unknown positions before it add the running weight.
+    marks = F.concat(known, F.array(near + F.lit(1)))
     start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
 
     def step(acc: Column, mark: Column) -> Column:
@@ -1055,11 +1066,12 @@ def rbp_residual(
                           F.struct(acc["s"].alias("s"), acc["c"].alias("c")),
                           lambda x, _: F.struct((x["s"] + x["c"]).alias("s"),
                                                 (x["c"] * F.lit(p)).alias("c")))
-        weight = F.when(mark <= deepest, gap["c"] * F.lit(p)).otherwise(gap["c"])
+        weight = F.when(mark <= near, gap["c"] * F.lit(p)).otherwise(gap["c"])
         return F.struct(gap["s"].alias("s"), weight.alias("c"), (mark + F.lit(1)).alias("r"))
 
     end = F.aggregate(marks, start, step)
-    value = end["c"] + F.lit(1.0 - p) * end["s"]
+    total = F.when(deeper > 0, end["s"] + deeper.cast("double") * end["c"]).otherwise(end["s"])
+    value = end["c"] + F.lit(1.0 - p) * total
     return value.alias(label("rbp_residual", None))
 
 
@@ -2060,10 +2072,32 @@ def evaluate(
 
 _TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
              pl.Int8: "byte", pl.Float64: "double", pl.Float32: "float",
-             pl.Boolean: "boolean", pl.Null: "double"}
+             pl.Boolean: "boolean", pl.Null: "double", pl.Enum: "string",
+             pl.Categorical: "string"}
 _TO_POLARS = {T.StringType: pl.String, T.LongType: pl.Int64, T.IntegerType: pl.Int32,
               T.ShortType: pl.Int16, T.ByteType: pl.Int8, T.DoubleType: pl.Float64,
               T.FloatType: pl.Float32, T.BooleanType: pl.Boolean}
+
+
+def _grades_fit(measure: Measure, columns: Mapping[str, str], value: Column) -> Column:
+    """``value``, NULL for a group with a grade above 960 when the measure's gain is
+    exponential (2^rel - 1 would overflow its sums; docs/semantics.md#input-checks)."""
+    if measure.values.get("gain") != "exponential":
+        return value
+    return F.when(F.max(F.col(columns["rel"])) > F.lit(MAX_GRADE), F.lit(None)).otherwise(value)
+
+
+def _positional_names(fn: str, have: Sequence[str], wanted: Sequence[str]) -> dict[str, str]:
+    """Each column of ``wanted`` -> ``c<i>``, its position in ``have`` (the first, for a name
+    Spark's table holds twice); an :class:`InputError` for one it lacks."""
+    position: dict[str, str] = {}
+    for i, name in enumerate(have):
+        position.setdefault(name, f"c{i}")
+    missing = [c for c in dict.fromkeys(wanted) if c not in position]
+    if missing:
+        raise InputError(f"{fn}: the table has no column {', '.join(map(repr, missing))} (names "
+                         f"are matched exactly); its columns are: {', '.join(map(repr, have))}")
+    return {c: position[c] for c in wanted}
 
 
 class SparkFace:
@@ -2099,11 +2133,17 @@ class SparkFace:
 
     def evaluate(self, judged: DataFrame, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> DataFrame:
-        # Positional aliases: Spark resolves names case-insensitively ("nDCG@10", "ndcg@10").
-        aggregates = [column(m.metric, columns, m.values).alias(f"__m{i}")
-                      for i, m in enumerate(measures)]
-        order = [F.col(k).asc_nulls_first() for k in keys]
-        result = judged.groupBy(*keys).agg(*aggregates).orderBy(*order)
+        # Spark resolves names without regard to case (spark.sql.caseSensitive): the columns
+        # are renamed by position first, so that "Qid" and "QID", or "Rank" beside "rank",
+        # stay apart; the measures get positional aliases ("nDCG@10", "ndcg@10") too.
+        read = [columns[c] for m in measures for c in m.metric.columns]
+        named = _positional_names("evaluate", judged.columns, [*keys, *read])
+        table = judged.toDF(*(f"c{i}" for i in range(len(judged.columns))))
+        by_role = {role: named[c] for role, c in columns.items() if c in named}
+        aggregates = [_grades_fit(m, by_role, column(m.metric, by_role, m.values))
+                      .alias(f"__m{i}") for i, m in enumerate(measures)]
+        order = [F.col(named[k]).asc_nulls_first() for k in keys]
+        result = table.groupBy(*(named[k] for k in keys)).agg(*aggregates).orderBy(*order)
         return result.toDF(*keys, *(m.label for m in measures))
 
     def judge(self, run: DataFrame, qrels: DataFrame, options: JudgeOptions) -> DataFrame:

@@ -8,7 +8,7 @@ qrels file (``qid iter docid rel``) as prefs: the ``iter`` field is the judgment
 every line is in the one sub-group ``"0"``.
 
 Both readers read their input once (plain or gzip, as :mod:`rankframe.io.source`), fields
-separated by runs of blanks, LF or CRLF line ends. A comment is a line whose first
+separated by runs of blanks, LF, CRLF or CR line ends. A comment is a line whose first
 character (column 1) is ``#``, as trec_eval 10 reads these files; blank lines are skipped.
 Every problem raises :class:`rankframe.errors.InputError` naming the file and line.
 """

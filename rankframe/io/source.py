@@ -1,12 +1,16 @@
-"""The bytes of a TREC file, read once, bounded and as UTF-8 text
+"""The bytes of a TREC file, read once, bounded and as UTF-8 text with LF line ends
 (docs/semantics.md#input-checks).
 
 :func:`read_text_bytes` opens the path once and reads it block by block, so a pipe, a
-named FIFO or a process substitution (``<(cat run)``) works as a file does. On the way:
+named FIFO or a process substitution (``<(cat run)``) works as a file does; :func:`text_blocks`
+hands the same text on in blocks of whole lines, for readers that parse as they read. On
+the way:
 
 - gzip is recognised by its magic bytes and inflated block by block (several members too);
 - a UTF-32 or UTF-16 byte-order mark (PowerShell's ``>`` writes UTF-16) makes the text be
   decoded from that encoding; a UTF-8 mark is dropped;
+- a line ends at LF, CRLF or a lone CR (classic Mac OS): CRLF and CR become LF, so every
+  reader sees the same lines (DuckDB's CSV reader, under ``rf_read_run``, splits alike);
 - a NUL byte (a binary file, ``/dev/zero``) or a line longer than :data:`MAX_LINE_BYTES`
   stops the read at once with an :class:`~rankframe.errors.InputError` naming the file and
   line, so no input grows without limit in memory before it is refused;
@@ -23,7 +27,7 @@ from typing import BinaryIO, Final
 
 from rankframe.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "fail", "read_text_bytes", "text_pieces"]
+__all__ = ["MAX_LINE_BYTES", "fail", "read_text_bytes", "text_blocks"]
 
 #: The longest line accepted, in bytes of UTF-8 (1 MiB): a TREC line is a few dozen bytes.
 MAX_LINE_BYTES: Final = 1 << 20
@@ -46,18 +50,36 @@ def fail(source: Path, line: int | None, problem: str) -> InputError:
 
 def read_text_bytes(source: Path, kind: str) -> bytes:
     """The text of ``source`` (a ``kind`` file: "run" or "qrels") as UTF-8 bytes without a
-    byte-order mark, read once; raises FileNotFoundError for a missing path and
-    :class:`~rankframe.errors.InputError` for everything else (see the module)."""
+    byte-order mark, lines ended by LF, read once; raises FileNotFoundError for a missing
+    path and :class:`~rankframe.errors.InputError` for everything else (see the module)."""
     with _opened(source, kind) as stream:
-        return _bounded(source, _decoded(source, stream, kind), kind)
+        return b"".join(_checked(source, _decoded(source, stream, kind), kind))
 
 
-def text_pieces(source: Path, kind: str) -> Iterator[bytes]:
-    """The text of ``source`` as :func:`read_text_bytes` reads it (gzip inflated, a
-    byte-order mark decoded and dropped), in pieces of about a MiB, *without* the NUL and
-    line-length checks: for a reader that checks its pieces itself and streams them."""
+def text_blocks(source: Path, kind: str, block_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """The text of ``source`` as :func:`read_text_bytes` reads it (checked), in blocks of
+    whole lines of about ``block_bytes`` each, with the 1-based number of each block's
+    first line: a reader parses one block while the file streams in."""
     with _opened(source, kind) as stream:
-        yield from _decoded(source, stream, kind)
+        line, data, held, size = 1, b"", [], 0
+        for piece in _checked(source, _decoded(source, stream, kind), kind):
+            held.append(piece)
+            size += len(piece)
+            if size < block_bytes:
+                continue
+            data = b"".join([data, *held])
+            held.clear()
+            while len(data) >= block_bytes:
+                end = data.rfind(b"\n", 0, block_bytes) + 1 or data.find(b"\n") + 1
+                if end == 0:  # no line end yet
+                    break
+                block, data = data[:end], data[end:]
+                yield line, block
+                line += block.count(b"\n")
+            size = len(data)
+        data = b"".join([data, *held])
+        if data:
+            yield line, data
 
 
 def _opened(source: Path, kind: str) -> BinaryIO:
@@ -80,10 +102,30 @@ def _decoded(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:
         pieces = _chain(head, rest)
     for mark, encoding in _MARKS:
         if head.startswith(mark):
-            return iter(_decode(source, pieces, encoding))
+            return _line_feeds(_decode(source, pieces, encoding))
     if head.startswith(codecs.BOM_UTF8):
-        return _chain(head[len(codecs.BOM_UTF8):], rest)
-    return iter(pieces)
+        return _line_feeds(_chain(head[len(codecs.BOM_UTF8):], rest))
+    return _line_feeds(pieces)
+
+
+def _line_feeds(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """``pieces`` with every CRLF and lone CR made an LF (a CR that ends a piece waits for
+    the next one's first byte)."""
+    carried = False  # the piece before ended with a CR, not yet given as a line end
+    for piece in pieces:
+        if carried:
+            yield b"\n"
+            if piece.startswith(b"\n"):
+                piece = piece[1:]
+        carried = piece.endswith(b"\r")
+        if carried:
+            piece = piece[:-1]
+        if b"\r" in piece:
+            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if piece:
+            yield piece
+    if carried:
+        yield b"\n"
 
 
 def _blocks(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:
@@ -149,30 +191,25 @@ def _decode(source: Path, pieces: Iterable[bytes], encoding: str) -> Iterator[by
                                  f"valid {encoding} text ({exc.reason})") from None
 
 
-def _bounded(source: Path, pieces: Iterable[bytes], kind: str) -> bytes:
-    """``pieces`` joined, refused at the first NUL byte or over-long line."""
-    kept: list[bytes] = []
+def _checked(source: Path, pieces: Iterable[bytes], kind: str) -> Iterator[bytes]:
+    """``pieces``, refused at the first NUL byte or over-long line."""
+    line = 1  # of the first byte of the piece
     tail = 0  # bytes since the last newline, in the pieces before
     for piece in pieces:
         nul = piece.find(b"\x00")
         if nul >= 0:
-            raise fail(source, _line(kept, piece, nul),
+            raise fail(source, line + piece.count(b"\n", 0, nul),
                        f"binary data (NUL byte); expected a text {kind} file")
         start = 0
         while True:
             newline = piece.rfind(b"\n", start, start + MAX_LINE_BYTES - tail + 1)
             if newline < 0:
                 if tail + len(piece) - start > MAX_LINE_BYTES:
-                    raise fail(source, _line(kept, piece, start),
+                    raise fail(source, line + piece.count(b"\n", 0, start),
                                f"line longer than {MAX_LINE_BYTES} bytes; is this a {kind} "
                                f"file?")
                 tail += len(piece) - start
                 break
             start, tail = newline + 1, 0
-        kept.append(piece)
-    return b"".join(kept)
-
-
-def _line(kept: list[bytes], piece: bytes, offset: int) -> int:
-    """The 1-based line of ``offset`` in ``piece``, which follows the ``kept`` pieces."""
-    return sum(p.count(b"\n") for p in kept) + piece.count(b"\n", 0, offset) + 1
+        line += piece.count(b"\n")
+        yield piece

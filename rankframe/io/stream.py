@@ -1,19 +1,19 @@
 """A run file streamed as blocks of whole queries, in bounded memory.
 
-:class:`RunStream` reads a plainly laid out run file (what :func:`rankframe.io.read_run`'s
-fast path reads: one space between six fields, LF line ends, no comment, blank or
-malformed line) a few MiB at a time, parses each piece with Polars' CSV reader and yields
-frames of columns ``qid``, ``docid``, ``score`` that each hold whole queries, in file
-order. Only one piece of text, one parsed piece and the rows of the query still open are
-held at once, so memory does not grow with the file (a single huge query is held whole).
+:class:`RunStream` reads a run file a few MiB at a time (plain or gzip, any line ends:
+:func:`rankframe.io.source.text_blocks`), parses each piece as :func:`rankframe.io.read_run`
+does (:func:`rankframe.io.trec.parse_block`: Polars' CSV reader for plainly laid out text,
+Polars string kernels for tabs, runs of blanks, comments and blank lines) and yields frames
+of columns ``qid``, ``docid``, ``score`` that each hold whole queries, in file order. Only
+one piece of text, one parsed piece and the rows of the query still open are held at once,
+so memory does not grow with the file (a single huge query is held whole).
 
-Anything the fast path cannot prove raises :class:`NotStreamable` (a piece that is not
-plainly laid out, a NULL field, a comment, a non-finite score, a file that is not a regular
-file and cannot be read twice): the caller then reads the file with ``read_run``, which
-reads every layout and names the file and line of a problem. Whether the queries are
-contiguous in the file (each query's lines together) is known only at the end:
-:attr:`RunStream.heads` lists the query of every contiguous run of lines, so a caller can
-check that none repeats.
+Anything it cannot take as read_run would raises :class:`NotStreamable` (a problem on a
+line, a comment line shaped like a run line, which read_run warns about, a file that is not
+a regular file and cannot be read twice): the caller then reads the file with ``read_run``,
+which names the file and line of a problem. Whether the queries are contiguous in the file
+(each query's lines together) is known only at the end: :attr:`RunStream.heads` lists the
+query of every contiguous run of lines, so a caller can check that none repeats.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from typing import Final, TypeVar
 
 import polars as pl
 
-from rankframe.io.source import MAX_LINE_BYTES, text_pieces
+from rankframe.errors import InputError
+from rankframe.io.source import text_blocks
+from rankframe.io.trec import Comments, parse_block
 from rankframe.table.series import run_starts
 
 __all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "block_bytes_for", "prefetched"]
@@ -38,9 +40,6 @@ __all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "block_bytes_for", "pref
 #: ones pay less per-block overhead (7M rows: 3.3 s with 2 MiB, 2.0 s with 8 MiB).
 BLOCK_BYTES: Final = 2 << 20
 MAX_BLOCK_BYTES: Final = 8 << 20
-_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r", b"\x00")
-_SCHEMA: Final = {"qid": pl.String, "Q0": pl.String, "docid": pl.String, "rank": pl.Int64,
-                  "score": pl.Float64, "tag": pl.String}
 
 
 def block_bytes_for(size: int) -> int:
@@ -83,6 +82,10 @@ class RunStream:
             starts = run_starts(queries)
             if pending and pending[0]["qid"][0] == queries[0]:  # the open query goes on
                 if starts.len() == 1:  # one chunk (the reader's several), copied at once
+                    if frame["docid"].n_unique() != frame.height:
+                        # A repeated document: read_run names its line before this huge
+                        # query is held and judged whole.
+                        raise NotStreamable("a document twice in a query")
                     pending.append(frame.drop("qid").rechunk())
                     continue
                 if len(pending) > 1:  # it spans pieces: a block of its own
@@ -131,55 +134,22 @@ class RunStream:
         return block
 
     def _parsed(self, block_bytes: int) -> Iterator[pl.DataFrame]:
-        """The file's lines parsed, about ``block_bytes`` of text at a time (whole lines)."""
-        data, held, size = b"", [], 0  # pieces joined once a block's worth is held
-        for piece in text_pieces(self.path, "run"):
-            held.append(piece)
-            size += len(piece)
-            if size < block_bytes:
-                continue
-            data = b"".join([data, *held])
-            held.clear()
-            while len(data) >= block_bytes:
-                end = data.rfind(b"\n", 0, block_bytes) + 1 or data.find(b"\n") + 1
-                if end == 0:  # no line end yet
-                    if len(data) > MAX_LINE_BYTES:
-                        raise NotStreamable("a line longer than the limit")
-                    break
-                yield self._parse(data[:end])
-                data = data[end:]
-            size = len(data)
-        data = b"".join([data, *held])
-        if data:
-            yield self._parse(data)
-        elif self.tag is None:
-            raise NotStreamable("an empty file")
-
-    def _parse(self, data: bytes) -> pl.DataFrame:
-        """One piece of whole lines as (qid, docid, score), or NotStreamable."""
-        if any(byte in data for byte in _NOT_PLAIN):
-            raise NotStreamable("not plainly laid out")
+        """The file's lines parsed, about ``block_bytes`` of text at a time (whole lines);
+        a piece without data lines (blanks, comments) gives nothing."""
+        comments = Comments(self.path, "run")
         try:
-            table = pl.read_csv(data, separator=" ", has_header=False, quote_char=None,
-                                new_columns=list(_SCHEMA), schema=_SCHEMA,
-                                truncate_ragged_lines=True)
-        except (pl.exceptions.PolarsError, OSError):  # OSError: see io.trec._simple_table
-            raise NotStreamable("not plainly laid out") from None
-        lengths = pl.sum_horizontal(pl.col(c).str.len_bytes()
-                                    for c in ("qid", "docid", "Q0", "tag"))
-        tests = [
-            *(pl.col(c).null_count() == 0 for c in _SCHEMA),
-            pl.col("qid").str.starts_with("#").not_().all(),
-            pl.col("score").is_finite().all(),
-            # numbers are short: the four text fields bound a line's length
-            (lengths.max() + 64 <= MAX_LINE_BYTES).fill_null(True),
-        ]
-        passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
-        if table.height == 0 or not all(passed):
-            raise NotStreamable("not plainly laid out")
+            for first_line, text in text_blocks(self.path, "run", block_bytes):
+                table = parse_block(self.path, "run", first_line, text, comments).table
+                if comments.first is not None:
+                    raise NotStreamable("a comment shaped like a run line (read_run warns)")
+                if table.height:
+                    if self.tag is None:
+                        self.tag = table["tag"][0]
+                    yield table.select("qid", "docid", "score")
+        except InputError as exc:  # read_run names the line
+            raise NotStreamable(str(exc)) from None
         if self.tag is None:
-            self.tag = table["tag"][0]
-        return table.select("qid", "docid", "score")
+            raise NotStreamable("no run lines")
 
 
 _Item = TypeVar("_Item")

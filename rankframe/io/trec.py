@@ -4,12 +4,15 @@ Both readers read their input once (a pipe or FIFO works) and accept plain or
 gzip-compressed text (gzip is recognised by its magic bytes, whatever the file is called),
 UTF-8, or UTF-16/UTF-32 with a byte-order mark (:mod:`rankframe.io.source`, which also
 refuses NUL bytes and lines over 1 MiB), fields separated by any run of whitespace (spaces,
-tabs), LF or CRLF line endings, blank lines, and comment lines (the first non-blank
+tabs), LF, CRLF or CR line endings, blank lines, and comment lines (the first non-blank
 character is ``#``, trec_eval's rule; a comment that reads as a data line is warned about).
 
-Parsing is vectorised: the text is split into lines and fields by Polars string kernels,
-never by a Python loop over lines. Every problem raises :class:`rankframe.errors.InputError`
-with a one-line message naming the file and the 1-based line number.
+The text is parsed in blocks of whole lines as it streams in (:func:`parse_block`), so
+memory holds one block of text and the table read so far, whatever the layout: a block
+that is plainly laid out goes to Polars' CSV reader, any other through Polars string
+kernels, never a Python loop over lines. Every problem raises
+:class:`rankframe.errors.InputError` with a one-line message naming the file and the 1-based
+line number.
 """
 
 from __future__ import annotations
@@ -17,25 +20,30 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 import polars as pl
 
-from rankframe.errors import InputWarning
+from rankframe.errors import InputError, InputWarning
 from rankframe.io.fields import BLANKS, INTEGER, NUMBER, field, first_problem, parse
-from rankframe.io.source import fail, read_text_bytes
+from rankframe.io.source import fail, text_blocks
 from rankframe.table.keys import pair_key
 
-__all__ = ["read_qrels", "read_run"]
+__all__ = ["Comments", "ParsedBlock", "parse_block", "read_qrels", "read_run"]
 
 # Field separators are runs of the characters C's isspace() accepts: trec_eval reads its
 # files with sscanf("%s") (rankframe.io.fields.BLANKS).
 # Text is handed to Polars in pieces of about this many bytes, cut at line ends: pieces
 # are split into lines in parallel, and no string comes near Polars' 4 GiB limit.
 _CHUNK_BYTES: Final = 1 << 20
+#: Text parsed at once by read_run and read_qrels: blocks of whole lines of about 8 MiB.
+READ_BYTES: Final = 8 << 20
 
 RUN_LAYOUT: Final = ("qid", "Q0", "docid", "rank", "score", "tag")
 QRELS_LAYOUT: Final = ("qid", "iter", "docid", "rel")
+#: The columns each reader returns.
+_COLUMNS: Final = {"run": ("qid", "docid", "rank", "score", "tag"),
+                   "qrels": ("qid", "docid", "rel")}
 
 
 def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
@@ -79,34 +87,7 @@ def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
     >>> read_run(path).rows()
     [('q1', 'd1', 1, 2.5, 'bm25'), ('q1', 'd2', 2, 1.0, 'bm25')]
     """
-    source = Path(path)
-    data = read_text_bytes(source, "run")
-    fast = _simple_table(data, RUN_LAYOUT)
-    if fast is not None:
-        return fast.select("qid", "docid", "rank", "score", "tag")
-    lines = _data_lines(source, data, "run")
-    wrong_count, count_message = _field_count("run", RUN_LAYOUT, extra=True)
-    raw_rank, raw_score = field(3), field(4)
-    # trec_eval skips the rank field; kept as an integer when it is one, else NULL.
-    parsed = lines.select(
-        "line",
-        count_message=pl.when(wrong_count).then(count_message),
-        qid=field(0),
-        docid=field(2),
-        rank=parse(raw_rank, INTEGER, pl.Int64),
-        score=parse(raw_score, NUMBER, pl.Float64),
-        tag=field(5),
-        raw_score=raw_score,
-    )
-    problem = (
-        pl.when(pl.col("count_message").is_not_null())
-        .then("count_message")
-        .when(pl.col("score").is_null() | pl.col("score").is_infinite())
-        .then(pl.format("score '{}' is not a finite number", "raw_score"))
-    )
-    first_problem(source, parsed, problem)
-    _raise_duplicate(source, parsed, "run")
-    return parsed.select("qid", "docid", "rank", "score", "tag")
+    return _read(Path(path), "run")
 
 
 def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
@@ -148,12 +129,116 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
     >>> read_qrels(path).rows()
     [('1', 'd1', 2), ('1', 'd7', 0)]
     """
-    source = Path(path)
-    data = read_text_bytes(source, "qrels")
-    fast = _simple_table(data, QRELS_LAYOUT)
+    return _read(Path(path), "qrels")
+
+
+class Comments:
+    """The comment lines shaped like data lines met while reading a file, warned about once
+    (:class:`~rankframe.errors.InputWarning`): the first one and how many more."""
+
+    def __init__(self, source: Path, kind: str) -> None:
+        self.source, self.kind = source, kind
+        self.first: tuple[int, str] | None = None  # (line, query id)
+        self.count = 0
+        self._warned = False
+
+    def add(self, shaped: pl.DataFrame) -> None:
+        """Record the rows (``line``, ``fields``) of comment lines shaped like data."""
+        if shaped.height and self.first is None:
+            line, fields = shaped.row(0)[0], shaped.row(0)[-1]
+            self.first = (line, fields[0])
+        self.count += shaped.height
+
+    def warn(self, stacklevel: int = 4) -> None:
+        if self.first is None or self._warned:
+            return
+        self._warned = True
+        line, query = self.first
+        more = f" (and {self.count - 1} more such lines)" if self.count > 1 else ""
+        warnings.warn(
+            f"{self.source}, line {line}: skipped as a comment, as trec_eval does, although "
+            f"it reads as a {self.kind} line for query {query!r}{more}; a query id must not "
+            f"start with '#'",
+            InputWarning,
+            stacklevel=stacklevel,
+        )
+
+
+class ParsedBlock(NamedTuple):
+    """One block of a file, parsed: the reader's columns, and each row's line (None: the
+    rows are the block's lines, from ``first_line`` on)."""
+
+    table: pl.DataFrame
+    first_line: int
+    lines: pl.Series | None
+
+    def line(self, row: int) -> int:
+        return self.first_line + row if self.lines is None else int(self.lines[row])
+
+
+def _read(source: Path, kind: str) -> pl.DataFrame:
+    """The table of a run or qrels file, parsed block by block (see the module)."""
+    comments = Comments(source, kind)
+    parts: list[ParsedBlock] = []
+    try:
+        for first_line, text in text_blocks(source, kind, READ_BYTES):
+            parts.append(parse_block(source, kind, first_line, text, comments))
+    except InputError:
+        comments.warn(stacklevel=5)
+        raise
+    comments.warn(stacklevel=5)
+    tables = [part.table for part in parts if part.table.height]
+    if not tables:
+        raise fail(
+            source, None, f"no {kind} lines (the file is empty or holds only blanks and comments)"
+        )
+    table = pl.concat(tables) if len(tables) > 1 else tables[0]
+    _raise_duplicate(source, table, [part for part in parts if part.table.height], kind)
+    return table
+
+
+def parse_block(source: Path, kind: str, first_line: int, text: bytes,
+                comments: Comments) -> ParsedBlock:
+    """The rows of ``text``, whole lines of a ``kind`` file ("run" or "qrels") from line
+    ``first_line`` on, as the reader's columns (no row for a blank or comment line); comment
+    lines shaped like data go to ``comments``. Raises for the first line with a problem;
+    repeated (qid, docid) pairs are left to the caller, who sees the whole file."""
+    layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
+    fast = _simple_table(text, layout, distinct=False)
     if fast is not None:
-        return fast.select("qid", "docid", "rel")
-    lines = _data_lines(source, data, "qrels")
+        return ParsedBlock(fast.select(_COLUMNS[kind]), first_line, None)
+    lines = _data_lines(source, text, kind, first_line, comments)
+    parsed, problem = (_run_fields if kind == "run" else _qrels_fields)(lines)
+    first_problem(source, parsed, problem)
+    return ParsedBlock(parsed.select(_COLUMNS[kind]), first_line, parsed.get_column("line"))
+
+
+def _run_fields(lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.Expr]:
+    """A run's lines (``line``, ``fields``) as its columns, and each line's problem."""
+    wrong_count, count_message = _field_count("run", RUN_LAYOUT, extra=True)
+    raw_rank, raw_score = field(3), field(4)
+    # trec_eval skips the rank field; kept as an integer when it is one, else NULL.
+    parsed = lines.select(
+        "line",
+        count_message=pl.when(wrong_count).then(count_message),
+        qid=field(0),
+        docid=field(2),
+        rank=parse(raw_rank, INTEGER, pl.Int64),
+        score=parse(raw_score, NUMBER, pl.Float64),
+        tag=field(5),
+        raw_score=raw_score,
+    )
+    problem = (
+        pl.when(pl.col("count_message").is_not_null())
+        .then("count_message")
+        .when(pl.col("score").is_null() | pl.col("score").is_infinite())
+        .then(pl.format("score '{}' is not a finite number", "raw_score"))
+    )
+    return parsed, problem
+
+
+def _qrels_fields(lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.Expr]:
+    """A qrels file's lines (``line``, ``fields``) as its columns, and each line's problem."""
     wrong_count, count_message = _field_count("qrels", QRELS_LAYOUT)
     raw_rel = field(3)
     parsed = lines.select(
@@ -170,35 +255,34 @@ def read_qrels(path: str | os.PathLike[str]) -> pl.DataFrame:
         .when(pl.col("rel").is_null())
         .then(pl.format("relevance grade '{}' is not an integer", "raw_rel"))
     )
-    first_problem(source, parsed, problem)
-    _raise_duplicate(source, parsed, "qrels")
-    return parsed.select("qid", "docid", "rel")
+    return parsed, problem
 
 
-
-# Bytes that a plainly laid out file never holds: blanks other than the single space that
-# separates fields and the LF that ends lines (a tab, a CR ...).
+# Blanks other than the single space that separates fields (a tab ...): one each between
+# fields, they are made spaces first; runs of them leave empty fields, refused below.
 _NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r")
 # The fast path reads numbers with Polars' own parsers, which accept what the general path's
 # patterns accept, plus the non-finite spellings (nan, inf) that the check below rejects.
 _TYPES: Final = {"rank": pl.Int64, "score": pl.Float64, "rel": pl.Int64}
 
 
-def _simple_table(data: bytes, layout: tuple[str, ...]) -> pl.DataFrame | None:
-    """The parsed table when the file is plainly laid out and clean, else None.
+def _simple_table(data: bytes, layout: tuple[str, ...], *, distinct: bool = True
+                  ) -> pl.DataFrame | None:
+    """The parsed table when the text is plainly laid out and clean, else None.
 
-    Most run and qrels files are written by programs: one space between fields, LF line
-    ends, no comments. Such a file is handed whole to Polars' CSV reader (a space as the
+    Most run and qrels files are written by programs: one space (or one tab) between
+    fields, no comments. Such text is handed whole to Polars' CSV reader (a space as the
     separator, numbers parsed as it reads). What the general reader would treat otherwise
-    is ruled out in bulk: other blank bytes and NUL (one ``memchr`` each), an empty or
-    missing field (runs of spaces, a short or blank line: NULL), a comment line, a
-    non-finite score, a repeated pair; Polars itself rejects long lines, malformed numbers
-    and invalid UTF-8. Line numbers are then row numbers + 1. Whenever that cannot be
-    proven, None sends the caller to the general path, which reads any layout and names
-    the file and line of a problem.
+    is ruled out in bulk: an empty or missing field (runs of blanks, a short or blank line:
+    NULL), a comment line, a non-finite score, with ``distinct`` a repeated pair; Polars
+    itself rejects long lines, malformed numbers and invalid UTF-8. Row i is then line
+    i + 1. Whenever that cannot be proven, None sends the caller to the general path,
+    which reads any layout and names the file and line of a problem.
     """
-    if not data or any(blank in data for blank in _NOT_PLAIN):
+    if not data:
         return None
+    if any(blank in data for blank in _NOT_PLAIN):
+        data = data.translate(BLANKS)
     try:
         table = pl.read_csv(
             data,
@@ -220,15 +304,16 @@ def _simple_table(data: bytes, layout: tuple[str, ...]) -> pl.DataFrame | None:
     passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
     if table.height == 0 or not all(passed):
         return None
-    if table.select(pair_key("qid", "docid").n_unique()).item() != table.height:
+    if distinct and table.select(pair_key("qid", "docid").n_unique()).item() != table.height:
         return None  # a duplicate pair (or a hash collision): the general path decides
     return table
 
 
-def _read_text(source: Path, data: bytes, kind: str) -> list[str]:
-    """The text of ``data`` (UTF-8, NUL-free: see :mod:`rankframe.io.source`) as a few
-    strings, each a whole number of lines, newlines dropped at the piece boundaries so that
-    splitting every piece on ``\\n`` yields the file's lines."""
+def _read_text(source: Path, data: bytes, kind: str, first_line: int) -> list[str]:
+    """The text of ``data`` (UTF-8, NUL-free: see :mod:`rankframe.io.source`; its first line
+    is line ``first_line`` of the file) as a few strings, each a whole number of lines,
+    newlines dropped at the piece boundaries so that splitting every piece on ``\\n``
+    yields the lines."""
     data = data.translate(BLANKS)
     pieces: list[str] = []
     start = 0
@@ -241,7 +326,7 @@ def _read_text(source: Path, data: bytes, kind: str) -> list[str]:
             text = data[start:end].decode("utf-8")
         except UnicodeDecodeError as exc:
             offset = start + exc.start
-            line = data.count(b"\n", 0, offset) + 1
+            line = first_line + data.count(b"\n", 0, offset)
             raise fail(
                 source, line, f"not UTF-8 text (byte 0x{data[offset]:02x}); is this a {kind} file?"
             ) from None
@@ -250,54 +335,40 @@ def _read_text(source: Path, data: bytes, kind: str) -> list[str]:
     return pieces
 
 
-def _data_lines(source: Path, data: bytes, kind: str) -> pl.DataFrame:
-    """Columns ``line`` (1-based number) and ``fields`` (list of str) for every line that is
-    neither blank nor a comment; raises if there is no such line.
+def _data_lines(source: Path, data: bytes, kind: str, first_line: int,
+                comments: Comments) -> pl.DataFrame:
+    """Columns ``line`` (1-based number in the file) and ``fields`` (list of str) for every
+    line of ``data`` (from line ``first_line`` on) that is neither blank nor a comment.
 
     A comment is a line whose first non-blank character is ``#``: trec_eval's rule for runs
     (its qrels reader wants the ``#`` in the first column, and fails on an indented one). A
     comment that otherwise reads as a data line (a query id starting with ``#``) is skipped,
-    as trec_eval skips it, with an :class:`~rankframe.errors.InputWarning` naming the line,
-    so that no query vanishes silently."""
-    pieces = _read_text(source, data, kind)
+    as trec_eval skips it, and goes to ``comments``, warned about by the caller with its
+    line, so that no query vanishes silently."""
+    pieces = _read_text(source, data, kind, first_line)
     text = pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " ")
     lines = (
         pl.DataFrame({"text": pieces}, schema={"text": pl.String})
         .select(pl.col("text").str.split("\n"))
         .explode("text")
-        .with_row_index("line", offset=1)
+        .with_row_index("line", offset=first_line)
         .select(pl.col("line").cast(pl.Int64), text)
         .filter(pl.col("text") != "")
         .select("line", pl.col("text").str.starts_with("#").alias("comment"),
                 fields=pl.col("text").str.split(" "))
     )
-    _warn_commented_data(source, lines.filter("comment"), kind)
-    lines = lines.filter(pl.col("comment").not_()).drop("comment")
-    if lines.height == 0:
-        raise fail(
-            source, None, f"no {kind} lines (the file is empty or holds only blanks and comments)"
-        )
-    return lines
+    comments.add(_shaped_like_data(lines.filter("comment"), kind).drop("comment"))
+    return lines.filter(pl.col("comment").not_()).drop("comment")
 
 
-def _warn_commented_data(source: Path, comments: pl.DataFrame, kind: str) -> None:
-    """Warn about the comment lines shaped like data lines (see :func:`_data_lines`)."""
+def _shaped_like_data(comments: pl.DataFrame, kind: str) -> pl.DataFrame:
+    """The comment lines that read as data lines (see :func:`_data_lines`)."""
     layout, value, pattern = (
         (RUN_LAYOUT, 4, NUMBER) if kind == "run" else (QRELS_LAYOUT, 3, INTEGER))
-    shaped = comments.filter(
+    return comments.filter(
         pl.col("fields").list.len() == len(layout),
         field(value).str.contains(pattern),
     )
-    if shaped.height:
-        line, fields = shaped.row(0)[0], shaped.row(0)[2]
-        more = f" (and {shaped.height - 1} more such lines)" if shaped.height > 1 else ""
-        warnings.warn(
-            f"{source}, line {line}: skipped as a comment, as trec_eval does, although it "
-            f"reads as a {kind} line for query {fields[0]!r}{more}; a query id must not start "
-            f"with '#'",
-            InputWarning,
-            stacklevel=4,
-        )
 
 
 def _field_count(kind: str, layout: tuple[str, ...], *, extra: bool = False
@@ -313,18 +384,41 @@ def _field_count(kind: str, layout: tuple[str, ...], *, extra: bool = False
 
 
 
-def _raise_duplicate(source: Path, frame: pl.DataFrame, kind: str) -> None:
-    """Raise for the first line whose (qid, docid) already appeared on an earlier line."""
-    # Fields hold no spaces, so "qid docid" is a faithful key, and one cheaper to hash.
-    key = pl.concat_str("qid", "docid", separator=" ")
-    repeat = frame.filter(key.is_first_distinct().not_()).head(1)
-    if not repeat.height:
+def _raise_duplicate(source: Path, table: pl.DataFrame, parts: list[ParsedBlock],
+                     kind: str) -> None:
+    """Raise for the first line whose (qid, docid) already appeared on an earlier line.
+    64-bit pair keys prove the pairs distinct in one pass; only rows whose key repeats are
+    compared by their text."""
+    keys = table.select(pair_key("qid", "docid")).to_series()
+    if keys.n_unique() == keys.len():
         return
-    line, qid, docid = (repeat[c][0] for c in ("line", "qid", "docid"))
-    earlier = frame.filter(pl.col("qid") == qid, pl.col("docid") == docid)["line"][0]
+    # The first row whose key was seen before, and the first row of that key: a duplicate
+    # when their ids agree (else a hash collision, settled by the ids of every suspect).
+    row = int(keys.is_first_distinct().not_().arg_max() or 0)
+    earlier = int((keys == keys[row]).arg_max() or 0)
+    if any(table[c][row] != table[c][earlier] for c in ("qid", "docid")):
+        suspects = keys.is_duplicated().arg_true()
+        # Fields hold no spaces, so "qid docid" is a faithful key.
+        text = table[suspects].select(pl.concat_str("qid", "docid", separator=" "))
+        again = text.to_series().is_first_distinct().not_()
+        if not again.any():
+            return
+        at = int(again.arg_max() or 0)
+        row = int(suspects[at])
+        earlier = int(suspects[int((text.to_series() == text.to_series()[at]).arg_max() or 0)])
     raise fail(
         source,
-        line,
-        f"duplicate document {docid!r} for query {qid!r} (first on line {earlier}); "
-        f"each (qid, docid) pair may appear only once in a {kind} file",
+        _line_of(parts, row),
+        f"duplicate document {table['docid'][row]!r} for query {table['qid'][row]!r} (first "
+        f"on line {_line_of(parts, earlier)}); each (qid, docid) pair may appear only once "
+        f"in a {kind} file",
     )
+
+
+def _line_of(parts: list[ParsedBlock], row: int) -> int:
+    """The line of row ``row`` of the parts' rows, one after the other."""
+    for part in parts:
+        if row < part.table.height:
+            return part.line(row)
+        row -= part.table.height
+    raise IndexError(row)

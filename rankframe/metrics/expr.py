@@ -14,6 +14,8 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import polars as pl
 
+from rankframe.validation import MAX_GRADE
+
 IntoExpr: TypeAlias = "str | pl.Expr"
 Gain: TypeAlias = Literal["linear", "exponential"]
 
@@ -240,35 +242,60 @@ def valid_ranks(rank: pl.Expr) -> pl.Expr:
     return ((ranks >= 1) & (whole.floor() == whole)).all() & (ranks.n_unique() == ranks.len())
 
 
-_GUARD_NOTE = """Notes
-    -----
-    Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
-    twice gives NULL, not a number (``rankframe.evaluate`` raises ``InputError`` first).
+def grades_fit(rel: pl.Expr) -> pl.Expr:
+    """True for a group whose grades are at most :data:`rankframe.validation.MAX_GRADE`
+    (960), so that sums of the exponential gain 2^rel - 1 stay finite."""
+    return (rel.max() <= MAX_GRADE).fill_null(True)
 
-    """
+
+_RANK_NOTE = """Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
+    twice gives NULL, not a number (``rankframe.evaluate`` raises ``InputError`` first)."""
+_GRADE_NOTE = """Grades too large: with ``gain="exponential"``, a group with a grade above 960 gives
+    NULL (2^rel - 1 would overflow its sums; ``rankframe.evaluate`` raises ``InputError``)."""
 Builder: TypeAlias = Callable[..., pl.Expr]
 
 
-def rank_guarded(builder: Builder) -> Builder:
-    """Decorate a builder reading a ``rank`` column: its expression is NULL for a group whose
-    ranks are not valid (:func:`valid_ranks`). The undecorated builder stays reachable as
-    ``unguarded(builder)``, for tables checked already (``evaluate`` runs ``check_judged``)."""
+def _guarded(builder: Builder, ranks: bool) -> Builder:
+    """``builder`` whose expression is NULL for a group with invalid ranks (when ``ranks``)
+    or, with the exponential gain, a grade above 960; the undecorated builder stays
+    reachable as ``unguarded(builder)``, for tables checked already (``evaluate`` runs
+    ``check_judged``)."""
     signature = inspect.signature(builder)
+    gains = "gain" in signature.parameters
 
     @functools.wraps(builder)
     def guarded(*args: object, **kwargs: object) -> pl.Expr:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         expr = builder(*args, **kwargs)
-        rank = col(bound.arguments["rank"])
-        return pl.when(valid_ranks(rank)).then(expr).alias(expr.meta.output_name())
+        valid = valid_ranks(col(bound.arguments["rank"])) if ranks else pl.lit(True)
+        if gains and bound.arguments["gain"] == "exponential":
+            valid = valid & grades_fit(col(bound.arguments["rel"]))
+        return pl.when(valid).then(expr).alias(expr.meta.output_name())
 
+    notes = [_RANK_NOTE] * ranks + [_GRADE_NOTE] * gains
+    note = "Notes\n    -----\n    " + "\n\n    ".join(notes) + "\n\n    "
     doc = builder.__doc__ or ""
     at = doc.find("Examples\n")
-    guarded.__doc__ = (doc[:at] + _GUARD_NOTE + doc[at:] if at >= 0
-                       else doc.rstrip() + "\n\n    " + _GUARD_NOTE)
+    guarded.__doc__ = (doc[:at] + note + doc[at:] if at >= 0
+                       else doc.rstrip() + "\n\n    " + note)
     guarded.__dict__["unguarded"] = builder
     return guarded
+
+
+def rank_guarded(builder: Builder) -> Builder:
+    """Decorate a builder reading a ``rank`` column: its expression is NULL for a group whose
+    ranks are not valid (:func:`valid_ranks`), or, with the exponential gain, whose grades
+    do not fit (:func:`grades_fit`). The undecorated builder stays reachable as
+    ``unguarded(builder)``, for tables checked already (``evaluate`` runs ``check_judged``)."""
+    return _guarded(builder, ranks=True)
+
+
+def grade_guarded(builder: Builder) -> Builder:
+    """Decorate a builder with a ``gain`` parameter and no ``rank`` column (the tie-aware
+    gains): with the exponential gain, its expression is NULL for a group whose grades do
+    not fit (:func:`grades_fit`); ``unguarded(builder)`` is the undecorated builder."""
+    return _guarded(builder, ranks=False)
 
 
 def unguarded(builder: Builder) -> Builder:

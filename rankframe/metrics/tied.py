@@ -26,6 +26,7 @@ from rankframe.metrics.expr import (
     col,
     count,
     gain,
+    grade_guarded,
     label,
     ratio,
     relevant,
@@ -154,6 +155,7 @@ def _expected_dcg(
 
 
 @validated(METRICS["dcg_ties"])
+@grade_guarded
 def dcg_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,
@@ -198,6 +200,7 @@ def dcg_ties(
 
 
 @validated(METRICS["ndcg_ties"])
+@grade_guarded
 def ndcg_ties(
     rel: IntoExpr = "rel",
     k: int | None = None,

@@ -29,16 +29,19 @@ from rankframe.metrics.expr import (
     sequential_sum,
 )
 from rankframe.metrics.registry import METRICS, validated
+from rankframe.persistence import floor_steps, floor_weight
 
 
 def _running_powers(p: float, positions: pl.Series) -> pl.Series:
     """p^(i - 1) for 1-based positions i as trec_eval computes it: a running product, 1.0
-    times p once per position (``pow`` may differ in the last bit). NULL stays NULL."""
+    times p once per position (``pow`` may differ in the last bit), tabled up to the floor
+    it reaches within K steps (:mod:`rankframe.persistence`), which every deeper position
+    weighs too. NULL stays NULL."""
     top = positions.max()
-    size = int(top) + 1 if isinstance(top, int) and top > 0 else 1
-    table = pl.Series([1.0, *itertools.accumulate(itertools.repeat(p, size - 1), operator.mul,
-                                                  initial=1.0)], dtype=pl.Float64)
-    index = positions.cast(pl.Int64).fill_null(0).clip(0, size)
+    last = min(int(top), floor_steps(p) + 1) if isinstance(top, int) and top > 0 else 0
+    table = pl.Series([1.0, *itertools.accumulate(itertools.repeat(p, max(last - 1, 0)),
+                                                  operator.mul, initial=1.0)], dtype=pl.Float64)
+    index = positions.cast(pl.Int64).fill_null(0).clip(0, last)
     out = table.gather(index)
     return pl.select(pl.when(positions.is_not_null()).then(out)).to_series().alias(positions.name)
 
@@ -166,11 +169,17 @@ def rbp_residual(
     rel_e, rank_e = col(rel), col(rank)
     deepest = rank_e.filter(retrieved(rank_e)).max().cast(pl.Int64).fill_null(0)
     known = rank_e.filter(retrieved(rank_e) & is_judged(rel_e)).cast(pl.Int64)
-    # Positions 1..d with the known ranks among them once more: a position seen once is unknown.
-    both = pl.int_range(1, deepest + 1, dtype=pl.Int64).append(known).sort()
+    # Positions 1..min(d, K + 1) one by one, with the known ranks among them once more: a
+    # position seen once is unknown. Every deeper position weighs the floor: those that are
+    # unknown add it as one last term, n * floor (docs/semantics.md#rbp_residual).
+    limit = floor_steps(p) + 1  # known <= d: known <= min(d, K + 1) iff known <= K + 1
+    near = pl.min_horizontal(deepest, pl.lit(limit, dtype=pl.Int64))
+    both = pl.int_range(1, near + 1, dtype=pl.Int64).append(known.filter(known <= limit)).sort()
     unknown = both.filter((both != both.shift(1)).fill_null(True)
                           & (both != both.shift(-1)).fill_null(True))
-    total = sequential_sum(running_weight(p, unknown))
+    deeper = deepest - near - known.filter(known > limit).len().cast(pl.Int64)
+    lump = (deeper.cast(pl.Float64) * floor_weight(p)).filter(deeper > 0)
+    total = sequential_sum(running_weight(p, unknown).append(lump))
     return (running_weight(p, deepest + 1) + (1.0 - p) * total).alias(label("rbp_residual", None))
 
 

@@ -88,10 +88,11 @@ def check_judged(
     Raises
     ------
     InputError
-        A missing column (the message lists the columns there are), a rank column that is
-        not integer, a rel column that is not numeric, a NULL query id, a rank < 1, a rank
-        repeated within a query, a NaN or infinite grade, or a grade above ``max_grade``;
-        the column, query and rank at fault are named.
+        A missing column (the message lists the columns there are), a query column of
+        Python objects (dtype Object), a rank column that is not integer, a rel column that
+        is not numeric, a NULL query id, a rank < 1, a rank repeated within a query, a NaN
+        or infinite grade, or a grade above ``max_grade``; the column, query and rank at
+        fault are named.
 
     Examples
     --------
@@ -130,6 +131,13 @@ def _check_schema(schema: pl.Schema, keys: list[str], rel: str, rank: str) -> No
         raise InputError(
             f"{_FN}: missing column(s) {', '.join(repr(c) for c in missing)}; "
             f"the table has: {have}"
+        )
+    objects = [k for k in keys if schema[k] == pl.Object]
+    if objects:
+        raise InputError(
+            f"{_FN}: the query column {objects[0]!r} holds Python objects (dtype Object), "
+            f"which no engine groups or sorts; give it strings or integers (e.g. "
+            f"pl.Series(ids, dtype=pl.String))"
         )
     rank_dtype, rel_dtype = schema[rank], schema[rel]
     if not (rank_dtype.is_integer() or rank_dtype == pl.Null):

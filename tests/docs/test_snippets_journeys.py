@@ -1,6 +1,6 @@
 """The snippets of the README and the site that write files write none into their working
 directory: a user runs them from a checkout, which must stay clean (files go to a temporary
-directory; scripts are piped). ``tests/test_snippets.py`` checks what they print; this runs
+directory; scripts are piped). ``tests/docs/test_snippets.py`` checks what they print; this runs
 again only the snippets that look like they write, and lists what they left behind.
 
 Also: the README is a first visit (at most 200 lines, an install section, the quick start's

@@ -85,5 +85,5 @@ def test_a_failing_set_up_is_reported_once_by_the_call() -> None:
     con = duckdb.connect()
     con.close()
     judged = pl.DataFrame({"qid": ["a"], "rank": [1], "rel": [1]})
-    with pytest.raises(duckdb.Error):
+    with pytest.raises(rf.EngineError, match="closed"):
         rf.evaluate(judged, ["map"], engine="duckdb", con=con)

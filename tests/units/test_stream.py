@@ -109,12 +109,8 @@ def test_a_query_over_several_pieces_is_a_block_of_its_own(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("text", [
-    "a Q0 x 1 2.0 t\n# comment\n",
-    "a Q0 x 1 2.0 t\na\tQ0 y 2 1.0 t\n",
     "a Q0 x 1 2.0 t\na Q0 y 2 nan t\n",
     "a Q0 x 1 2.0 t\na Q0 y 2 1.0\n",
-    "a Q0 x 1 2.0 t\na  Q0 y 2 1.0 t\n",
-    "a Q0 x 1 2.0 t\n\n",
     "",
 ])
 def test_not_plain_is_not_streamed(tmp_path: Path, text: str) -> None:
