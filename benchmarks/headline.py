@@ -14,6 +14,8 @@ P@10, RR (mrr) and recall@100, each alone and all five together (``all``). Conte
 - ``builders_unguarded``: the same builders through ``rankframe.metrics.expr.unguarded``;
   ``builders_lazy`` (when asked for): the builders in ``df.lazy().group_by(...)``, collected
   on Polars' default engine;
+- ``builders_guard`` (when asked for): the builders' rank guard alone
+  (``rankframe.metrics.expr.valid_ranks``), once per metric of the set, in one group-by;
 - ``evaluate_polars``, ``evaluate_duckdb``: ``rf.evaluate(df, measures, engine=...)``;
 - ``hand_polars``: hand-written Polars, in four variants (below); the ratios use the
   fastest variant of each workload and metric set, and the table says which it was;
@@ -22,6 +24,8 @@ P@10, RR (mrr) and recall@100, each alone and all five together (``all``). Conte
   on Polars' default engine, as the hand-written queries are;
 - ``macros``: ``SELECT qid, rf_ndcg(rel, rank, 10), ... FROM t GROUP BY qid`` over a DuckDB
   table (``rankframe.duckdb.register``); ``macros_unguarded``: the ``rf__unchecked_*`` macros;
+  ``macros_guard`` (when asked for): the macros' rank guard ``rf__ranks_ok`` alone, once per
+  metric of the set;
 - ``hand_sql``: hand-written DuckDB SQL, in three variants, chosen as for Polars;
 - ``duckdb_floor``: ``SELECT qid, sum(rel) FROM t GROUP BY qid``.
 
@@ -104,6 +108,7 @@ class Bench:
     table: pl.DataFrame
     con: duckdb.DuckDBPyConnection
     rf: ModuleType
+    macros: frozenset[str]  # the names of the rf* functions and macros in ``con``
 
 
 def import_rankframe(root: Path) -> ModuleType:
@@ -123,7 +128,9 @@ def bench_for(table: pl.DataFrame, rf: ModuleType) -> Bench:
     con.register("source", table)
     con.execute("CREATE TABLE t AS SELECT * FROM source")
     con.unregister("source")
-    return Bench(table, con, rf)
+    names = con.sql("SELECT DISTINCT function_name FROM duckdb_functions() "
+                    "WHERE function_name LIKE 'rf%'").fetchall()
+    return Bench(table, con, rf, frozenset(n for (n,) in names))
 
 
 # ---- rankframe's contenders -----------------------------------------------------------
@@ -170,8 +177,8 @@ def _evaluate(bench: Bench, metrics: Sequence[str], engine: str) -> pl.DataFrame
 
 def _macros(bench: Bench, metrics: Sequence[str], prefix: str) -> pl.DataFrame:
     if prefix != "rf_":
-        missing = [m for m in metrics if not _has_macro(bench.con, prefix + MACRO_CALLS[m]
-                                                        .split("(")[0])]
+        missing = [m for m in metrics if prefix + MACRO_CALLS[m].split("(")[0]
+                   not in bench.macros]
         if missing:
             raise Unavailable(f"no {prefix}* macro for {', '.join(missing)}")
     calls = ", ".join(f'{prefix}{MACRO_CALLS[m]} AS "{m}"' for m in metrics)
@@ -184,10 +191,21 @@ def _fetch(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
     return out
 
 
-def _has_macro(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    found = con.sql("SELECT count(*) FROM duckdb_functions() WHERE function_name = $name",
-                    params={"name": name}).fetchall()
-    return bool(found[0][0])
+def _guards(bench: Bench, metrics: Sequence[str]) -> pl.DataFrame:
+    """The builders' rank guard alone, once per metric (as the guarded builders pay it)."""
+    expr_module = importlib.import_module("rankframe.metrics.expr")
+    if not hasattr(expr_module, "valid_ranks"):
+        raise Unavailable("rankframe.metrics.expr.valid_ranks does not exist")
+    return bench.table.group_by("qid").agg(
+        expr_module.valid_ranks(RANK).alias(f"guard{i}") for i in range(len(metrics)))
+
+
+def _guard_macros(bench: Bench, metrics: Sequence[str]) -> pl.DataFrame:
+    """The macros' rank guard alone, once per metric (as the guarded macros pay it)."""
+    if "rf__ranks_ok" not in bench.macros:
+        raise Unavailable("no rf__ranks_ok macro")
+    calls = ", ".join(f"rf__ranks_ok('rf_{i}', rank) AS guard{i}" for i in range(len(metrics)))
+    return _fetch(bench.con, f"SELECT qid, {calls} FROM t GROUP BY qid")
 
 
 # ---- hand-written Polars ---------------------------------------------------------------
@@ -430,6 +448,7 @@ CONTENDERS: dict[str, Contender] = {c.name: c for c in [
     Contender("hand_polars:key", hand_polars_key),
     Contender("hand_polars:agg", hand_polars_agg),
     Contender("hand_polars:full", hand_polars_full),
+    Contender("builders_guard", _guards, checked=False),
     Contender("polars_floor", lambda b, m: b.table.group_by("qid").agg(REL.sum()),
               checked=False),
     Contender("polars_floor_lazy",
@@ -438,6 +457,7 @@ CONTENDERS: dict[str, Contender] = {c.name: c for c in [
     Contender("macros", lambda b, m: _macros(b, m, "rf_"), rankframe=True),
     Contender("macros_unguarded", lambda b, m: _macros(b, m, "rf__unchecked_"),
               rankframe=True),
+    Contender("macros_guard", _guard_macros, checked=False),
     Contender("hand_sql:window", _sql(hand_sql_window_query)),
     Contender("hand_sql:lists", _sql(hand_sql_lists_query)),
     Contender("hand_sql:full", _sql(hand_sql_full_query)),
@@ -445,7 +465,8 @@ CONTENDERS: dict[str, Contender] = {c.name: c for c in [
               lambda b, m: _fetch(b.con, "SELECT qid, sum(rel) AS rel FROM t GROUP BY qid"),
               checked=False),
 ]}
-DEFAULT_CONTENDERS = [n for n in CONTENDERS if n != "builders_lazy"]
+DEFAULT_CONTENDERS = [n for n in CONTENDERS
+                      if n not in ("builders_lazy", "builders_guard", "macros_guard")]
 #: Contenders that stand for the fastest of their variants (``name:variant``).
 FAMILIES = ("hand_polars", "hand_sql")
 BASELINE = "@baseline"
@@ -763,7 +784,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help=f"metric sets, comma-separated: {', '.join(SETS)} (default: all six)")
     p.add_argument("--contenders", default=",".join(DEFAULT_CONTENDERS),
                    help="comma-separated; a family (hand_polars, hand_sql) means all its "
-                        "variants (default: all but builders_lazy)")
+                        "variants (default: all but builders_lazy, builders_guard and "
+                        "macros_guard)")
     p.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="multiply the number of queries (default 1; 0.1 for a quick run)")
