@@ -26,7 +26,7 @@ P@10, RR (mrr) and recall@100, each alone and all five together (``all``). Conte
   table (``rankframe.duckdb.register``); ``macros_unguarded``: the ``rf__unchecked_*`` macros;
   ``macros_guard`` (when asked for): the macros' rank guard ``rf__ranks_ok`` alone, once per
   metric of the set;
-- ``hand_sql``: hand-written DuckDB SQL, in three variants, chosen as for Polars;
+- ``hand_sql``: hand-written DuckDB SQL, in four variants, chosen as for Polars;
 - ``duckdb_floor``: ``SELECT qid, sum(rel) FROM t GROUP BY qid``.
 
 Every SQL contender's result is fetched with ``.pl()``. The hand-written variants:
@@ -48,6 +48,8 @@ Every SQL contender's result is fetched with ``.pl()``. The hand-written variant
   position, grouped sums with ``FILTER``, the queries (``SELECT DISTINCT qid``) joined back.
 - ``lists`` (SQL): the rows with rel > 0, one ``GROUP BY`` with ``list(rank ORDER BY rank)``
   and the top-n aggregate ``max(rel, 10)`` for the ideal, the queries joined back.
+- ``mixed`` (SQL): the ``row_number()`` window of ``window`` for j, the top-n aggregate of
+  ``lists`` for the ideal.
 - ``full`` (SQL): one ``GROUP BY`` over every row, each aggregate with ``FILTER (WHERE rel >
   0)``, no join.
 
@@ -397,6 +399,18 @@ def hand_sql_lists_query(metrics: Sequence[str]) -> str:
     return _every_query_sql(per_query, metrics)
 
 
+def hand_sql_mixed_query(metrics: Sequence[str]) -> str:
+    columns = ["qid", "rank", "rel"]
+    sums = _sql_sums(metrics, "list_sum(list_transform(max(rel, 10), "
+                              "lambda g, i: g / log2(i + 1)))")
+    if "map" in metrics:
+        columns.append("row_number() OVER (PARTITION BY qid ORDER BY rank NULLS LAST) AS j")
+        sums.append("sum(j / rank) AS ap")
+    per_query = (f"SELECT qid, {', '.join(sums)} FROM (SELECT {', '.join(columns)} FROM t "
+                 f"WHERE rel > 0) GROUP BY qid")
+    return _every_query_sql(per_query, metrics)
+
+
 def hand_sql_full_query(metrics: Sequence[str]) -> str:
     relevant = "count(*) FILTER (WHERE rel > 0)"
     parts = {
@@ -460,6 +474,7 @@ CONTENDERS: dict[str, Contender] = {c.name: c for c in [
     Contender("macros_guard", _guard_macros, checked=False),
     Contender("hand_sql:window", _sql(hand_sql_window_query)),
     Contender("hand_sql:lists", _sql(hand_sql_lists_query)),
+    Contender("hand_sql:mixed", _sql(hand_sql_mixed_query)),
     Contender("hand_sql:full", _sql(hand_sql_full_query)),
     Contender("duckdb_floor",
               lambda b, m: _fetch(b.con, "SELECT qid, sum(rel) AS rel FROM t GROUP BY qid"),
