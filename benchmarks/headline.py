@@ -38,8 +38,9 @@ Every SQL contender's result is fetched with ``.pl()``. The hand-written variant
   ideal DCG from a second sort of those rows by grade; the list of queries joined back
   (queries without relevant rows score 0). Runs on any query id type.
 - ``key`` (Polars): ``rows`` with each of its two orders made by one sort on a single Int64
-  key, query id x 2^32 + rank (or - grade): integer query ids only. The fastest overall in
-  the runs so far, most of all on shuffled tables and many small queries.
+  key, query id x 2^32 + rank (or - grade): integer query ids only. The fastest where
+  queries are many and small (``log``) for nDCG, AP and all five; on few large queries
+  (``trec``, ``deep``) ``key``, ``rows`` and ``agg`` come out close, ``agg`` often ahead.
 - ``agg`` (Polars): the rows with rel > 0, then one group-by whose expressions sort within
   each query (AP's ranks, the ideal grades), the queries joined back.
 - ``full`` (Polars): one group-by over every row, no filter first (what an expression
@@ -49,9 +50,10 @@ Every SQL contender's result is fetched with ``.pl()``. The hand-written variant
 - ``lists`` (SQL): the rows with rel > 0, one ``GROUP BY`` with ``list(rank ORDER BY rank)``
   and the top-n aggregate ``max(rel, 10)`` for the ideal, the queries joined back.
 - ``mixed`` (SQL): the ``row_number()`` window of ``window`` for j, the top-n aggregate of
-  ``lists`` for the ideal.
+  ``lists`` for the ideal: the fastest for all five together on every workload so far.
 - ``full`` (SQL): one ``GROUP BY`` over every row, each aggregate with ``FILTER (WHERE rel >
-  0)``, no join.
+  0)``, no join: the fastest for P@10, RR or recall alone on many small queries, where no
+  sort is needed and the join back costs more than the filter saves.
 
 Before timing, each contender runs once and its per-query values are checked against
 rankframe's builders to 1e-12 on every query (the floors: one row per query); a difference
