@@ -129,7 +129,7 @@ LOG2_TABLE_BOUND = 1 << 22
 _log2_table = pl.Series("log2", [0.0], dtype=pl.Float64)
 
 
-def _log2_values(values: pl.Series) -> pl.Series:
+def log2_values(values: pl.Series) -> pl.Series:
     """log2 of each value by the C library's ``log2`` (Python's ``math.log2``), as trec_eval
     and DuckDB compute it: whole numbers 1..LOG2_TABLE_BOUND from a table grown on demand,
     other values one by one. NULL stays NULL."""
@@ -159,7 +159,7 @@ def exact_log2(values: pl.Expr) -> pl.Expr:
     """log2(x) as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle's ``math.log2``):
     Polars' own ``log(2)`` divides two natural logarithms and differs in the last bit for
     about a quarter of the integers (docs/semantics.md#exactness)."""
-    return values.map_batches(_log2_values, return_dtype=pl.Float64, is_elementwise=True)
+    return values.map_batches(log2_values, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def log2_discount(positions: pl.Expr) -> pl.Expr:
@@ -199,14 +199,14 @@ def sequential_sum(values: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
     first to last, and costs a group no more than ``sum`` (a cumulative sum's last element,
     the same number, costs about six times more per group). The list's sum starts from -0.0;
     C's loop starts from 0.0, which only turns a total of -0.0 (a sum of negative zeros, or
-    of nothing) into 0.0: :func:`_plus_zero` does that on the totals, one per group, which
+    of nothing) into 0.0: :func:`plus_zero` does that on the totals, one per group, which
     costs less than a term 0.0 appended to every group's list."""
     ordered = values if order is None else values.sort_by(order)
     total = ordered.cast(pl.Float64).implode().list.sum().fill_null(0.0)
-    return total.map_batches(_plus_zero, return_dtype=pl.Float64, is_elementwise=True)
+    return total.map_batches(plus_zero, return_dtype=pl.Float64, is_elementwise=True)
 
 
-def _plus_zero(totals: pl.Series) -> pl.Series:
+def plus_zero(totals: pl.Series) -> pl.Series:
     """x + 0.0 of each value as IEEE 754 adds it: -0.0 becomes 0.0, any other value stays
     (Polars' ``x + 0.0`` may keep -0.0: it reads the literals 0.0 and -0.0 as one)."""
     out = pl.select(pl.when(totals == 0.0).then(pl.lit(0.0, dtype=pl.Float64))
@@ -236,10 +236,13 @@ def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
 
 def valid_ranks(rank: pl.Expr) -> pl.Expr:
     """True for a group whose ranks are valid (docs/semantics.md#input-checks): every
-    non-NULL rank whole, >= 1, and not repeated."""
-    ranks = rank.drop_nulls()
-    whole = ranks.cast(pl.Float64)
-    return ((ranks >= 1) & (whole.floor() == whole)).all() & (ranks.n_unique() == ranks.len())
+    non-NULL rank whole, >= 1, and not repeated. Four plain aggregates of the column,
+    which Polars computes in its grouped fast paths (a rank that is not whole counts as 0
+    in the smallest; NULL counts once among the distinct values)."""
+    value = rank.cast(pl.Float64)
+    smallest = pl.when(value.floor() != value).then(0.0).otherwise(value).min()
+    distinct = rank.n_unique() == rank.count() + rank.has_nulls().cast(pl.UInt32)
+    return (smallest.is_null() | (smallest >= 1)) & distinct
 
 
 def grades_fit(rel: pl.Expr) -> pl.Expr:

@@ -38,9 +38,28 @@ from rankframe.metrics.expr import (
     sequential_sum,
     table_discount,
 )
+from rankframe.metrics.ordered import GainSum, gain_sum_kernel
 from rankframe.metrics.registry import METRICS, validated
 
 Ideal = Literal["all", "retrieved"]
+
+
+def _gain_sum(what: GainSum, rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
+              ideal: Ideal = "all", mapped: GainPairs = None) -> pl.Expr:
+    """CG, DCG, the ideal DCG or nDCG at k, by :func:`gain_sum_kernel`: the rank and grade of
+    each row that may have a gain (a grade > 0, or one the gain map lists), one list each
+    per query, handed for every query at once to the kernel, which adds each query's terms
+    in their order."""
+    grades = rel.cast(pl.Float64)
+    keep = grades > 0
+    levels = [float(level) for level in dict(mapped or ())]
+    if levels:
+        keep = keep | grades.is_in(levels)
+    keep = keep.fill_null(False)
+    lists = pl.struct(rank.filter(keep).implode().alias("rank"),
+                      grades.filter(keep).implode().alias("rel"))
+    kernel = gain_sum_kernel(what, k, ideal, kind, mapped)
+    return lists.map_batches(kernel, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
@@ -166,7 +185,7 @@ def cg(
     >>> df.select(rf.cg("rel", k=3)).item()
     8.0
     """
-    return _cg(col(rel), col(rank), k, gain).alias(label("cg", k))
+    return _gain_sum("cg", col(rel), col(rank), k, gain).alias(label("cg", k))
 
 
 def _cg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
@@ -228,7 +247,7 @@ def dcg(
     >>> round(df.select(rf.dcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
     11.3389
     """
-    return _dcg(col(rel), col(rank), k, gain, gains).alias(label("dcg", k))
+    return _gain_sum("dcg", col(rel), col(rank), k, gain, mapped=gains).alias(label("dcg", k))
 
 
 def _dcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
@@ -297,7 +316,7 @@ def idcg(
     >>> round(df.select(rf.idcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
     13.6848
     """
-    return ideal_dcg(col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
+    return _gain_sum("idcg", col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
 def _idcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
@@ -363,10 +382,7 @@ def ndcg(
     >>> round(df.select(rf.ndcg("rel", k=5, gains={1: 3, 2: 9})).item(), 4)
     0.8286
     """
-    rel_e, rank_e = col(rel), col(rank)
-    return ratio_of_aggregates(_dcg(rel_e, rank_e, k, gain, gains),
-                               ideal_dcg(rel_e, rank_e, k, gain, ideal, gains),
-                               read_once=True).alias(label("ndcg", k))
+    return _gain_sum("ndcg", col(rel), col(rank), k, gain, ideal, gains).alias(label("ndcg", k))
 
 
 def _ndcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,

@@ -30,6 +30,7 @@ from rankframe.metrics.expr import (
     retrieved,
     sequential_sum,
 )
+from rankframe.metrics.ordered import precision_sums
 from rankframe.metrics.registry import METRICS, validated
 
 APDivisor = Literal["relevant", "min", "found"]
@@ -139,10 +140,12 @@ def average_precision(
     0.7556
     """
     rel_e, rank_e = col(rel), col(rank)
-    ranks = relevant_ranks(rank_e, rel_e, threshold, k)
-    # j / r_j added in rank order, as trec_eval's loop (docs/semantics.md#exactness).
-    total = sequential_sum(ordinals(ranks) / ranks)
-    found = ranks.len() if divisor == "found" else None
+    hit = relevant(rel_e, threshold) & retrieved(rank_e, k)
+    # j / r_j added in rank order, as trec_eval's loop (docs/semantics.md#exactness): the
+    # relevant ranks of every query sorted and summed at once (rankframe.metrics.ordered).
+    ranks = rank_e.filter(hit).implode()
+    total = ranks.map_batches(precision_sums, return_dtype=pl.Float64, is_elementwise=True)
+    found = count(hit) if divisor == "found" else None
     return _ap_value(total, rel_e, k, threshold, divisor, found)
 
 

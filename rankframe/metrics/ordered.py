@@ -1,0 +1,114 @@
+"""Sums in an order within each query, for every query at once.
+
+Some metrics add their terms one at a time in an order within the query, as trec_eval's
+loops do (docs/semantics.md#exactness): DCG adds g / log2(r + 1) by rank, the ideal DCG
+adds best_i / log2(i + 1) best gain first, AP adds j / r_j by rank. Inside a user's
+``group_by().agg()``, sorting each query on its own costs every query a few microseconds
+of Polars' per-group machinery, which a million small queries feel. So a builder gathers
+the few columns it needs into one list per query (``implode``: where each query's rows
+are) and hands the lists of *all* queries at once to a kernel here (``map_batches``, element
+by element across queries). The kernel lays the entries out flat, sorts them in one
+vectorised sort by (query, key), computes the terms, and adds each query's terms first to
+last with Polars' ``list.sum`` (a left fold from 0.0, as trec_eval adds). No Python runs
+per query or per row; the sort is what a hand-written query sorts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, TypeAlias
+
+import polars as pl
+import pyarrow as pa
+
+from rankframe.metrics.expr import log2_values, plus_zero
+
+Gain: TypeAlias = Literal["linear", "exponential"]
+GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
+#: What a gain kernel returns for each query.
+GainSum = Literal["cg", "dcg", "idcg", "ndcg"]
+F64 = pl.Float64
+
+
+def _entries(lists: pl.DataFrame) -> pl.DataFrame:
+    """The entries of equal-length list columns (one row per query) laid out flat, with
+    ``q``, the index of their query."""
+    return lists.with_row_index("q").explode(lists.columns)
+
+
+def _sums(queries: int, query: pl.Series, terms: pl.Series) -> pl.Series:
+    """For each of ``queries`` queries, its ``terms`` (flat, grouped by ``query``, which
+    is sorted) added first to last from 0.0; 0.0 for a query without terms."""
+    edges = query.search_sorted(pl.int_range(0, queries + 1, eager=True, dtype=query.dtype))
+    offsets = pa.array(edges.cast(pl.Int32).to_arrow())
+    lists = pl.Series(pa.ListArray.from_arrays(offsets, terms.cast(F64).to_arrow()))
+    return plus_zero(lists.list.sum().fill_null(0.0))
+
+
+def _positions(query: pl.Series, queries: int) -> pl.Series:
+    """1, 2, ... for the entries of each query, in a flat layout sorted by ``query``."""
+    starts = query.search_sorted(pl.int_range(0, queries, eager=True, dtype=query.dtype))
+    return pl.int_range(1, len(query) + 1, eager=True) - starts.gather(query).cast(pl.Int64)
+
+
+def gains_of(rel: pl.Series, kind: Gain, mapped: GainPairs) -> pl.Series:
+    """The gain of each grade (:func:`rankframe.metrics.expr.gain`), of a flat Series."""
+    from rankframe.metrics.expr import gain
+
+    return pl.select(gain(pl.lit(rel), kind, mapped)).to_series()
+
+
+def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retrieved"],
+                    kind: Gain, mapped: GainPairs) -> Callable[[pl.Series], pl.Series]:
+    """The kernel of CG@k, DCG@k, the ideal DCG@k or nDCG@k, over a Series of structs (one
+    per query) of two lists: ``rank`` and ``rel`` of the query's rows that may have a gain.
+
+    CG@k adds the positive gains of the retrieved rows with r <= k, by rank; DCG@k adds
+    g / log2(r + 1) over those rows with a gain other than 0, by rank; the ideal DCG@k adds
+    best_i / log2(i + 1) over the k best positive gains of every row (``ideal="all"``) or
+    of the retrieved ones, best first; nDCG is DCG / IDCG, 0 when the ideal is 0
+    (docs/semantics.md#ndcg)."""
+
+    def run(batch: pl.Series) -> pl.Series:
+        queries = len(batch)
+        rows = _entries(batch.struct.unnest()).drop_nulls("rel")
+        rows = rows.with_columns(g=gains_of(rows["rel"], kind, mapped))
+        out: dict[str, pl.Series] = {}
+        retrieved = pl.col("rank").is_not_null()
+        if k is not None:
+            retrieved = retrieved & (pl.col("rank") <= k)
+        if what == "cg":
+            counted = rows.filter(retrieved & (pl.col("g") > 0)).sort("q", "rank")
+            out["cg"] = _sums(queries, counted["q"], counted["g"])
+        if what in ("dcg", "ndcg"):
+            counted = rows.filter(retrieved & (pl.col("g") != 0)).sort("q", "rank")
+            discount = log2_values(counted["rank"].cast(F64) + 1.0)
+            out["dcg"] = _sums(queries, counted["q"], counted["g"] / discount)
+        if what in ("idcg", "ndcg"):
+            pool = rows.filter(pl.col("g") > 0)
+            if ideal == "retrieved":
+                pool = pool.filter(pl.col("rank").is_not_null())
+            pool = pool.sort("q", "g", descending=[False, True])
+            position = _positions(pool["q"], queries)
+            best = pool.with_columns(i=position)
+            if k is not None:
+                best = best.filter(pl.col("i") <= k)
+            discount = log2_values(best["i"].cast(F64) + 1.0)
+            out["idcg"] = _sums(queries, best["q"], best["g"] / discount)
+        if what == "ndcg":
+            dcg, idcg = out["dcg"], out["idcg"]
+            value = pl.select(pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)).to_series()
+        else:
+            value = out[what]
+        return value.alias(batch.name)
+
+    return run
+
+
+def precision_sums(batch: pl.Series) -> pl.Series:
+    """AP's sum, per query, over a Series of lists of the ranks of its relevant retrieved
+    rows: j / r_j for the j-th smallest rank r_j, added in rank order."""
+    queries = len(batch)
+    ranks = _entries(batch.to_frame("rank")).drop_nulls("rank").sort("q", "rank")
+    j = _positions(ranks["q"], queries)
+    return _sums(queries, ranks["q"], j.cast(F64) / ranks["rank"].cast(F64)).alias(batch.name)
