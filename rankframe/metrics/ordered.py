@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 import polars as pl
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from rankframe.metrics.expr import log2_values, plus_zero
 
@@ -36,19 +36,27 @@ def _entries(lists: pl.DataFrame) -> pl.DataFrame:
     return lists.with_row_index("q").explode(lists.columns)
 
 
+def _starts(query: pl.Series, queries: int) -> pl.Series:
+    """Where queries 0, 1, ..., ``queries`` start in ``query`` (sorted): query i's entries
+    are [starts[i], starts[i + 1])."""
+    bounds = pl.int_range(0, queries + 1, eager=True, dtype=pl.get_index_type())
+    found = query.cast(pl.get_index_type()).search_sorted(bounds)
+    assert isinstance(found, pl.Series)
+    return found
+
+
 def _sums(queries: int, query: pl.Series, terms: pl.Series) -> pl.Series:
     """For each of ``queries`` queries, its ``terms`` (flat, grouped by ``query``, which
     is sorted) added first to last from 0.0; 0.0 for a query without terms."""
-    edges = query.search_sorted(pl.int_range(0, queries + 1, eager=True, dtype=query.dtype))
-    offsets = pa.array(edges.cast(pl.Int32).to_arrow())
+    offsets = pa.array(_starts(query, queries).cast(pl.Int32).to_arrow())
     lists = pl.Series(pa.ListArray.from_arrays(offsets, terms.cast(F64).to_arrow()))
     return plus_zero(lists.list.sum().fill_null(0.0))
 
 
 def _positions(query: pl.Series, queries: int) -> pl.Series:
     """1, 2, ... for the entries of each query, in a flat layout sorted by ``query``."""
-    starts = query.search_sorted(pl.int_range(0, queries, eager=True, dtype=query.dtype))
-    return pl.int_range(1, len(query) + 1, eager=True) - starts.gather(query).cast(pl.Int64)
+    starts = _starts(query, queries).cast(pl.Int64)
+    return pl.int_range(1, len(query) + 1, eager=True) - starts.gather(query)
 
 
 def gains_of(rel: pl.Series, kind: Gain, mapped: GainPairs) -> pl.Series:
