@@ -16,8 +16,8 @@ from rankframe.metrics.expr import (
     add_rank_order_form,
     col,
     count,
-    divide,
     label,
+    per,
     rank_guarded,
     ratio,
     relevant,
@@ -39,7 +39,7 @@ def precision_from_hits(
     if k is None:
         return ratio(hits, n)
     if divisor == "k":
-        return divide(hits, float(k))
+        return per(hits, k)
     return ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
 
 

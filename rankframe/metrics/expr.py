@@ -78,28 +78,21 @@ def divide(numerator: pl.Expr, denominator: pl.Expr | float, *,
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    """numerator / denominator as Float64 (:func:`divide`), and 0.0 where the denominator
-    is 0."""
-    return (
-        pl.when(denominator > 0)
-        .then(divide(numerator, denominator))
-        .otherwise(pl.lit(0.0, dtype=pl.Float64))
-    )
+    """numerator / denominator of two aggregates (one value per group each, such as counts
+    and sums) as Float64, 0.0 where the denominator is 0 or less. Polars divides two such
+    columns element by element, rounding once, as C divides; the pair goes through one
+    batch function, so each side is computed once (an expression used twice in
+    ``group_by().agg`` is computed twice)."""
+    pair = pl.struct(numerator.cast(pl.Float64).alias("n"),
+                     denominator.cast(pl.Float64).alias("d"))
+    return pair.map_batches(_ratio_values, return_dtype=pl.Float64, is_elementwise=True)
 
 
-def ratio_of_aggregates(numerator: pl.Expr, denominator: pl.Expr, *,
-                        read_once: bool = False) -> pl.Expr:
-    """:func:`ratio` of two aggregates (one value per group each, such as sums): Polars divides
-    those element by element, rounding once, so the numerator need not be spread as
-    :func:`divide` spreads it (an expression repeated in ``group_by().agg`` is computed again
-    for every use). ``read_once``: the denominator is not repeated either (the pair goes
-    through one batch function): for two costly sides, such as nDCG's."""
-    if read_once:
-        pair = pl.struct(numerator.cast(pl.Float64).alias("n"),
-                         denominator.cast(pl.Float64).alias("d"))
-        return pair.map_batches(_ratio_values, return_dtype=pl.Float64, is_elementwise=True)
-    quotient = numerator.cast(pl.Float64) / denominator.cast(pl.Float64)
-    return pl.when(denominator > 0).then(quotient).otherwise(pl.lit(0.0, dtype=pl.Float64))
+def per(numerator: pl.Expr, k: float) -> pl.Expr:
+    """numerator / k of an aggregate and a constant, rounded once: the constant is spread to
+    a column of the group's values (``pl.len() * 0.0 + k``), which Polars divides element by
+    element, where it would multiply by the reciprocal of a scalar (:func:`divide`)."""
+    return numerator.cast(pl.Float64) / (pl.len().cast(pl.Float64) * 0.0 + float(k))
 
 
 def _ratio_values(pairs: pl.Series) -> pl.Series:

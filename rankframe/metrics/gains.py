@@ -32,7 +32,7 @@ from rankframe.metrics.expr import (
     ordinals,
     position_in_group,
     rank_guarded,
-    ratio_of_aggregates,
+    ratio,
     relevant,
     retrieved,
     sequential_sum,
@@ -393,7 +393,7 @@ def _ndcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
     rel_e, rank_e = col(rel), col(rank)
     found, dcg_sum = _summed(prefix, "dcg", _dcg_terms(rel_e, rank_e, k, gain, gains))
     best = _ideal_terms(rel_e, rank_e, k, gain, ideal, gains, prefix)
-    value = ratio_of_aggregates(dcg_sum, sequential_sum(pl.col(prefix + "idcg")), read_once=True)
+    value = ratio(dcg_sum, sequential_sum(pl.col(prefix + "idcg")))
     return RankOrderForm(found | best, value.alias(label("ndcg", k)))
 
 

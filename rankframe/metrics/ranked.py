@@ -24,7 +24,6 @@ from rankframe.metrics.expr import (
     ordinals,
     rank_guarded,
     ratio,
-    ratio_of_aggregates,
     relevant,
     relevant_ranks,
     retrieved,
@@ -160,7 +159,7 @@ def _ap_value(total: pl.Expr, rel: pl.Expr, k: int | None, threshold: float,
     else:
         assert found is not None
         denominator = found
-    return ratio_of_aggregates(total, denominator).alias(label("average_precision", k))
+    return ratio(total, denominator).alias(label("average_precision", k))
 
 
 def _average_precision_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,

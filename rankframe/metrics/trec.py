@@ -18,12 +18,12 @@ from rankframe.metrics.expr import (
     IntoExpr,
     col,
     count,
-    divide,
     exact_log2,
     is_judged,
     judged_nonrelevant,
     label,
     ordinals,
+    per,
     rank_guarded,
     ratio,
     relevant,
@@ -270,7 +270,7 @@ def unjudged(
     top = count(retrieved(c, k) & ~is_judged(r))
     if k is None:
         return ratio(top, count(retrieved(c))).alias(label("unjudged", k))
-    return divide(top, float(k)).alias(label("unjudged", k))
+    return per(top, k).alias(label("unjudged", k))
 
 
 @validated(METRICS["bin_g"])
