@@ -22,6 +22,7 @@ from rankframe.metrics.expr import (
     ratio,
     relevant,
     retrieved,
+    share,
 )
 from rankframe.metrics.registry import METRICS, validated
 
@@ -37,10 +38,10 @@ def precision_from_hits(
 ) -> pl.Expr:
     """hits / k (``divisor="k"``) or hits / min(k, n) (``"min"``); hits / n when k is None."""
     if k is None:
-        return ratio(hits, n)
+        return share(hits, n)
     if divisor == "k":
         return per(hits, k)
-    return ratio(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
+    return share(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
 
 
 def _precision(
@@ -50,7 +51,7 @@ def _precision(
 
 
 def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return ratio(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
+    return share(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
 
 
 @validated(METRICS["precision"])

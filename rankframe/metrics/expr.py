@@ -80,12 +80,17 @@ def divide(numerator: pl.Expr, denominator: pl.Expr | float, *,
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     """numerator / denominator of two aggregates (one value per group each, such as counts
     and sums) as Float64, 0.0 where the denominator is 0 or less. Polars divides two such
-    columns element by element, rounding once, as C divides; the pair goes through one
-    batch function, so each side is computed once (an expression used twice in
-    ``group_by().agg`` is computed twice)."""
-    pair = pl.struct(numerator.cast(pl.Float64).alias("n"),
-                     denominator.cast(pl.Float64).alias("d"))
-    return pair.map_batches(_ratio_values, return_dtype=pl.Float64, is_elementwise=True)
+    values element by element, rounding once, as C divides (a column by a scalar it would
+    multiply by the reciprocal: :func:`divide`); the numerator is computed once."""
+    quotient = numerator.cast(pl.Float64) / denominator.cast(pl.Float64)
+    return pl.when(denominator > 0).then(quotient).otherwise(pl.lit(0.0, dtype=pl.Float64))
+
+
+def share(part: pl.Expr, whole: pl.Expr) -> pl.Expr:
+    """part / whole of two aggregates where the part is 0 whenever the whole is (hits of
+    the relevant rows, a sum over them), as Float64, rounded once; 0.0 for 0 / 0. Each side
+    is computed once."""
+    return (part.cast(pl.Float64) / whole.cast(pl.Float64)).fill_nan(0.0)
 
 
 def per(numerator: pl.Expr, k: float) -> pl.Expr:
@@ -93,13 +98,6 @@ def per(numerator: pl.Expr, k: float) -> pl.Expr:
     a column of the group's values (``pl.len() * 0.0 + k``), which Polars divides element by
     element, where it would multiply by the reciprocal of a scalar (:func:`divide`)."""
     return numerator.cast(pl.Float64) / (pl.len().cast(pl.Float64) * 0.0 + float(k))
-
-
-def _ratio_values(pairs: pl.Series) -> pl.Series:
-    """n / d, or 0.0 where d <= 0, of a Series of structs (n, d): each side read once."""
-    n, d = pairs.struct.field("n"), pairs.struct.field("d")
-    out = pl.select(pl.when(d > 0).then(n / d).otherwise(pl.lit(0.0, dtype=pl.Float64)))
-    return out.to_series().alias(pairs.name)
 
 
 #: A gain per grade, as the registry's ``gains`` kind converts it: (grade, gain) pairs.

@@ -28,6 +28,7 @@ from rankframe.metrics.expr import (
     relevant_ranks,
     retrieved,
     sequential_sum,
+    share,
 )
 from rankframe.metrics.ordered import precision_sums
 from rankframe.metrics.registry import METRICS, validated
@@ -159,7 +160,7 @@ def _ap_value(total: pl.Expr, rel: pl.Expr, k: int | None, threshold: float,
     else:
         assert found is not None
         denominator = found
-    return ratio(total, denominator).alias(label("average_precision", k))
+    return share(total, denominator).alias(label("average_precision", k))
 
 
 def _average_precision_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
