@@ -8,9 +8,10 @@ of Polars' per-group machinery, which a million small queries feel. So a builder
 the few columns it needs into one list per query (``implode``: where each query's rows
 are) and hands the lists of *all* queries at once to a kernel here (``map_batches``, element
 by element across queries). The kernel lays the entries out flat, sorts them in one
-vectorised sort by (query, key), computes the terms, and adds each query's terms first to
-last with Polars' ``list.sum`` (a left fold from 0.0, as trec_eval adds). No Python runs
-per query or per row; the sort is what a hand-written query sorts.
+vectorised sort by (query, key), computes the terms, gathers them back into one list per
+query (a group-by on the sorted query index) and adds each list first to last with Polars'
+``list.sum`` (a left fold from 0.0, as trec_eval adds). No Python runs per query or per
+row; the sort is what a hand-written query sorts.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
 import polars as pl
-import pyarrow as pa  # type: ignore[import-untyped]
 
 from rankframe.metrics.expr import log2_values, plus_zero
 
@@ -48,9 +48,11 @@ def _starts(query: pl.Series, queries: int) -> pl.Series:
 def _sums(queries: int, query: pl.Series, terms: pl.Series) -> pl.Series:
     """For each of ``queries`` queries, its ``terms`` (flat, grouped by ``query``, which
     is sorted) added first to last from 0.0; 0.0 for a query without terms."""
-    offsets = pa.array(_starts(query, queries).cast(pl.Int32).to_arrow())
-    lists = pl.Series(pa.ListArray.from_arrays(offsets, terms.cast(F64).to_arrow()))
-    return plus_zero(lists.list.sum().fill_null(0.0))
+    flat = pl.DataFrame({"q": query.cast(pl.get_index_type()).set_sorted(),
+                         "t": terms.cast(F64)})
+    grouped = flat.group_by("q", maintain_order=True).agg("t")
+    sums = plus_zero(grouped["t"].list.sum())
+    return pl.zeros(queries, F64, eager=True).scatter(grouped["q"], sums)
 
 
 def _positions(query: pl.Series, queries: int) -> pl.Series:
