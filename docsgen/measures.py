@@ -23,13 +23,13 @@ from docsgen.peers import NOTES, PEERS
 from rankframe import measures, trec_eval
 from rankframe.errors import MeasureError
 from rankframe.faces.table import BEGIN, END
-from rankframe.metrics.registry import METRICS, Metric, Param
+from rankframe.registry import METRICS, Metric, Param
 
 FACES_PAGE = Path(__file__).resolve().parent.parent / "docs" / "faces.md"
 
 #: ``rankframe eval -m`` names that trec_eval itself does not have.
 INTRO = """\
-Generated from the metric registry (`rankframe/metrics/registry.py`) when the site is
+Generated from the metric registry (`rankframe/registry.py`) when the site is
 built; the definitions, edge cases and worked examples are in the
 [metric contract](semantics.md). Calling conventions: Polars and Spark
 `rf.<name>(rel, *required, rank=..., **options)`, SQL `rf_<name>(rel, rank, *required,

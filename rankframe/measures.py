@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from rankframe import trec_eval
 from rankframe.errors import MeasureError
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
 from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 

@@ -21,7 +21,7 @@ from rankframe.persistence import floor_steps, floor_weight
 
 if TYPE_CHECKING:
     from rankframe.faces.base import JudgeOptions
-    from rankframe.metrics.registry import Metric
+    from rankframe.registry import Metric
 
 Row = tuple[float | None, int | None]
 Rows = Sequence[Row]

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.metrics.registry import PREFS_COUNTS
-from rankframe.metrics.registry import PREFS_MEASURES as PREFS_MEASURE_NAMES
+from rankframe.registry import PREFS_COUNTS
+from rankframe.registry import PREFS_MEASURES as PREFS_MEASURE_NAMES
 
 if TYPE_CHECKING:
     import polars as pl

@@ -1,6 +1,6 @@
 """Argument checks shared by every metric face and entry point.
 
-Each kind of parameter (:data:`rankframe.metrics.registry.ParamKind`) has one :class:`Rule`
+Each kind of parameter (:data:`rankframe.registry.ParamKind`) has one :class:`Rule`
 here: what it allows, in words, and the test. :func:`check` applies the rule of a kind;
 ``Param.check`` and ``Metric.validate`` in the registry apply it to a metric's declared
 parameters, and ``registry.validated`` makes a builder (of any face) check its arguments

@@ -20,11 +20,11 @@ import polars as pl
 
 from rankframe.errors import MeasureError
 from rankframe.measures import Measure, parse_all
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from rankframe.table.judge import Ties
 
 if TYPE_CHECKING:
-    from rankframe.metrics.registry import Metric
+    from rankframe.registry import Metric
 
 __all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "exact_metrics", "parse_for",
            "preparing", "require_support", "result_dtypes", "supports"]

@@ -36,7 +36,7 @@ from rankframe.faces.macros import (
     sql_text,
 )
 from rankframe.measures import Measure
-from rankframe.metrics.registry import Metric
+from rankframe.registry import Metric
 
 if TYPE_CHECKING:  # imported where a connection is made: DuckDB is not needed before
     import duckdb

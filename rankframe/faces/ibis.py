@@ -58,7 +58,7 @@ import polars as pl
 from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties
 from rankframe.measures import Measure
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from rankframe.validation import MAX_GRADE
 
 # Ibis ships no type information: its tables and expressions are typed as Any here.

@@ -13,7 +13,7 @@ from rankframe import metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
 from rankframe.metrics.expr import forms_pay, group_start, rank_order_form, unguarded
-from rankframe.metrics.registry import Metric
+from rankframe.registry import Metric
 from rankframe.table.judge import judge
 
 

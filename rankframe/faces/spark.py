@@ -62,9 +62,9 @@ from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import Gain, label
 from rankframe.metrics.gains import Ideal
 from rankframe.metrics.ranked import APDivisor, RecallRounding
-from rankframe.metrics.registry import METRICS, Metric, validated
 from rankframe.metrics.tied import TiedAPDivisor
 from rankframe.persistence import floor_steps
+from rankframe.registry import METRICS, Metric, validated
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
 from rankframe.validation import MAX_GRADE
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rankframe.faces import REGISTERED, get
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 
 __all__ = ["BEGIN", "END", "replace_table", "support_table"]
 

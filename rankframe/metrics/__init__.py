@@ -1,7 +1,7 @@
 """Polars faces of the rankframe metrics, one ``pl.Expr`` builder per metric.
 
 The builders load on first use (PEP 562), each with its module: importing
-:mod:`rankframe.metrics.registry` (the declarations, no Polars) does not import them.
+:mod:`rankframe.registry` (the declarations, no Polars) does not import them.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import math
 import polars as pl
 
 from rankframe.metrics.expr import IntoExpr, col, geometric_weight
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 
 def _missing(values: pl.Expr) -> pl.Expr:

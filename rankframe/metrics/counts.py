@@ -24,7 +24,7 @@ from rankframe.metrics.expr import (
     retrieved,
     share,
 )
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
 

@@ -39,7 +39,7 @@ from rankframe.metrics.expr import (
     table_discount,
 )
 from rankframe.metrics.ordered import GainSum, gain_sum_kernel
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 Ideal = Literal["all", "retrieved"]
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe.errors import InputError
-from rankframe.metrics.registry import PREFS_COUNTS, PREFS_MEASURES
+from rankframe.registry import PREFS_COUNTS, PREFS_MEASURES
 
 __all__ = [
     "PREFS_COUNTS",

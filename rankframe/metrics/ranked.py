@@ -31,7 +31,7 @@ from rankframe.metrics.expr import (
     share,
 )
 from rankframe.metrics.ordered import precision_sums
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 APDivisor = Literal["relevant", "min", "found"]
 RecallRounding = Literal["nearest", "trec_eval9"]

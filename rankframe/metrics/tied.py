@@ -33,7 +33,7 @@ from rankframe.metrics.expr import (
     retrieved,
 )
 from rankframe.metrics.gains import Ideal, ideal_dcg
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 TiedAPDivisor = Literal["relevant", "min"]
 

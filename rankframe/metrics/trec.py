@@ -30,7 +30,7 @@ from rankframe.metrics.expr import (
     retrieved,
     sequential_sum,
 )
-from rankframe.metrics.registry import METRICS, validated
+from rankframe.registry import METRICS, validated
 
 #: A gain per grade: ``{grade: gain}``, or the (grade, gain) pairs it is checked into.
 GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"

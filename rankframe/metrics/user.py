@@ -28,8 +28,8 @@ from rankframe.metrics.expr import (
     retrieved,
     sequential_sum,
 )
-from rankframe.metrics.registry import METRICS, validated
 from rankframe.persistence import floor_steps, floor_weight
+from rankframe.registry import METRICS, validated
 
 
 def _running_powers(p: float, positions: pl.Series) -> pl.Series:

@@ -22,7 +22,7 @@ import rankframe as rf
 import rankframe.duckdb
 from rankframe.errors import EngineError, InputError
 from rankframe.faces.duckdb import call
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 
 JUDGED = pl.DataFrame({"qid": ["a", "a", "a", "b"], "rank": [1, 2, None, 1],
                        "rel": [1, 0, 2, 1]})

@@ -16,7 +16,7 @@ import rankframe as rf
 import rankframe.duckdb
 from rankframe.cli.main import main
 from rankframe.errors import EngineError
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.support import SQL_DIR
 
 WITH_K = sorted(name for name, m in METRICS.items() if any(p.name == "k" for p in m.params))

@@ -29,7 +29,7 @@ from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import JudgeOptions, require_support
 from rankframe.faces.ibis import WINDOWED, IbisFace, unsupported_metrics
 from rankframe.measures import parse_all
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.conftest import skip_unless_runnable
 from tests.support import REPO
 

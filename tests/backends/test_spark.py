@@ -30,7 +30,7 @@ import rankframe.spark as rfs
 from rankframe.errors import InputError
 from rankframe.faces import oracle
 from rankframe.faces.polars import builder, expression
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from tests.support import REPO
 from tests.support.faces import COLUMNS, examples
 from tests.support.strategies import Qrels, Run, metric_params

@@ -16,7 +16,7 @@ from rankframe import faces
 from rankframe.faces import oracle
 from rankframe.faces.base import Face
 from rankframe.faces.polars import builder
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from tests.support import SQL_DIR
 
 MACRO_DEFINITION = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)", re.IGNORECASE)

@@ -8,7 +8,7 @@ import pytest
 from rankframe import faces
 from rankframe.errors import RankframeError
 from rankframe.faces.table import BEGIN, END, replace_table, support_table
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.support import REPO
 
 PAGE = REPO / "docs" / "faces.md"

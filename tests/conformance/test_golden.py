@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from rankframe.faces.base import Face, supports
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.support.faces import COLUMNS, measure
 
 BINARY_135 = [1, 0, 1, 0, 1]            # relevant at ranks 1, 3, 5; R = 3

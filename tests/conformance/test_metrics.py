@@ -11,7 +11,7 @@ LazyFrame on the streaming engine, the guarded builders in an eager ``group_by``
 guarded macros in SQL), and tables come both as generated and sorted by query and rank.
 
 A face joins this suite by being registered in ``rankframe.faces``; a metric by being
-registered in ``rankframe.metrics.registry`` with its family.
+registered in ``rankframe.registry`` with its family.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from rankframe import faces
 from rankframe.faces.base import Face, supports
 from rankframe.measures import Measure
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from tests.conftest import ParityLog
 from tests.support.faces import (
     disagreements,

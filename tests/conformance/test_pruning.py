@@ -18,7 +18,7 @@ from rankframe import faces
 from rankframe.faces.base import Face
 from rankframe.faces.polars import expression
 from rankframe.measures import Measure, parse_all
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from tests.conftest import skip_unless_runnable
 from tests.support.faces import evaluate, examples, measure
 from tests.support.strategies import metric_params, tables_for

@@ -15,8 +15,8 @@ import pytest
 
 from rankframe import reference
 from rankframe.faces.base import Face
-from rankframe.metrics.registry import METRICS
 from rankframe.persistence import floor_steps, floor_weight
+from rankframe.registry import METRICS
 from tests.support import REPO
 from tests.support.faces import measure
 
@@ -59,7 +59,7 @@ resource.setrlimit(resource.RLIMIT_AS, (1500 << 20, 1500 << 20))
 import polars as pl
 from rankframe import faces
 from tests.support.faces import measure
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 rows, measures, engine = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
 judged = pl.DataFrame(rows, schema={"qid": pl.String, "rank": pl.Int64, "rel": pl.Int64},
                       orient="row")

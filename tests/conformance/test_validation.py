@@ -22,7 +22,7 @@ from rankframe.errors import MeasureError
 from rankframe.faces import duckdb as duckdb_face
 from rankframe.faces import polars as polars_face
 from rankframe.measures import measure_names, parse
-from rankframe.metrics.registry import METRICS, Metric, Param, ParamKind
+from rankframe.registry import METRICS, Metric, Param, ParamKind
 from tests.support.faces import COLUMNS
 
 #: Bad values of each kind that every face refuses (SQL has a literal for each).

@@ -6,7 +6,7 @@ import re
 
 from docsgen import cli, measures, peers
 from rankframe import faces
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 
 
 def test_measure_reference_has_every_metric_and_face() -> None:

@@ -27,7 +27,7 @@ import pytest
 
 import rankframe.duckdb
 from rankframe.faces.duckdb import call
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 from tests.docs.test_sql_examples import EXAMPLES, Example
 from tests.support import REPO, SQL_DIR
 

@@ -16,7 +16,7 @@ from rankframe.faces import duckdb as duckdb_face
 from rankframe.faces.base import Face
 from rankframe.faces.polars import expression
 from rankframe.measures import Measure
-from rankframe.metrics.registry import METRICS, Metric
+from rankframe.registry import METRICS, Metric
 
 # Every data column a registered metric reads, under its own name (rel, rank first).
 COLUMNS = {"rel": "rel", "rank": "rank",

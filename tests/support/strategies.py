@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 from hypothesis import strategies as st
 
-from rankframe.metrics.registry import PAIRED, RANKINGS, TIED, Metric, Param
+from rankframe.registry import PAIRED, RANKINGS, TIED, Metric, Param
 
 GRADES = st.one_of(
     st.none(),

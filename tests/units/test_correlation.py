@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe.faces.base import Face, supports
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.support.faces import COLUMNS, duckdb_values, measure, polars_face
 from tests.support.strategies import paired_tables, ranking_tables
 

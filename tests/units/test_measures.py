@@ -13,7 +13,7 @@ import rankframe as rf
 from rankframe.errors import MeasureError
 from rankframe.faces.polars import expression
 from rankframe.measures import canonical, expand, parse, trec_eval_name
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from rankframe.trec_eval import (
     CUTOFF_NAMES,
     PRINTED_NAMES,

@@ -59,8 +59,8 @@ def test_eval_on_small_plain_files_imports_no_polars(fmt: str) -> None:
     modules = _eval_modules("--format", fmt)
     assert "rankframe.cli.eval_small" in modules and "rankframe.reference" in modules
     assert top_level(modules) & {"polars", *HEAVY} == set()
-    assert {m for m in modules if m.startswith("rankframe.metrics.")} == {
-        "rankframe.metrics.registry"}  # the declarations, not the builders
+    assert "rankframe.registry" in modules  # the declarations, not the builders
+    assert not any(m.startswith("rankframe.metrics.") for m in modules)
 
 
 @pytest.mark.parametrize("fmt", ["trec", "csv"])

@@ -14,7 +14,7 @@ from hypothesis import given
 import rankframe as rf
 from rankframe.errors import InputError
 from rankframe.faces import oracle as reference
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from rankframe.table.ties import annotate
 from tests.support.faces import duckdb_values, polars_face
 from tests.support.strategies import judged_tables, metric_params

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankframe as rf
-from rankframe.metrics.registry import METRICS
+from rankframe.registry import METRICS
 from tests.support.faces import duckdb_values, polars_face, reference_face
 from tests.support.strategies import judged_tables
 
