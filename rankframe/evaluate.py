@@ -21,6 +21,7 @@ from rankframe.faces.base import parse_for, preparing
 from rankframe.frames import Eager, eager, graded_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.metrics.expr import divide, sequential_sum
+from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.inputs import schema_of
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
@@ -136,6 +137,8 @@ def evaluate(
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
         if _positive_rows_suffice(parsed):
+            if isinstance(judged, pl.DataFrame) and not grouped:
+                new_key = first_of_query(keys)  # not grouped: one row per query, not per run
             judged = positive_rows(judged, keys, rel, new_key)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):

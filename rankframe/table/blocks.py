@@ -126,10 +126,11 @@ def judge_frames(
 
 
 def positive_rows(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], rel: str,
-                  new_key: pl.Series | None) -> pl.DataFrame | pl.LazyFrame:
+                  new_key: pl.Series | pl.Expr | None) -> pl.DataFrame | pl.LazyFrame:
     """The rows with rel > 0, plus the first row of each run of equal query keys (so that
     every query keeps a row and a value), in the same order: all that measures reading only
-    positive rows need. ``new_key`` marks the rows that start a new key, when known."""
+    positive rows need. ``new_key`` marks the rows that start a new key, when known, or
+    the rows to keep besides the positive ones (e.g. :func:`first_of_query`)."""
     return judged.filter(positive(keys, rel, new_key))
 
 
@@ -139,6 +140,13 @@ def positive(keys: list[str], rel: str, new_key: pl.Series | pl.Expr | None = No
         starts = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
         new_key = starts.fill_null(True)
     return (pl.col(rel) > 0).fill_null(False) | new_key
+
+
+def first_of_query(keys: list[str]) -> pl.Expr:
+    """True on the first row of each query, its rows in any order: for :func:`positive_rows`
+    of a table not grouped by query, which keeps one row per query, not one per run."""
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    return key.is_first_distinct()
 
 
 def rank_order(rows: pl.DataFrame, rank: pl.Series, n: Names) -> pl.Series:

@@ -229,7 +229,11 @@ def _ascending_groups(data: pl.DataFrame, keys: list[str], new_key: pl.Series) -
 
 def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
                    max_grade: float | None = None) -> None:
-    """Raise for the first problem of ``data``, by exact (hashing) checks."""
+    """Raise for the first problem of ``data`` (a table in any row order), if any.
+
+    Every test is first one aggregate over the table (a repeated rank: one group-by on the
+    query, comparing each query's distinct ranks with its ranks); only a table that fails
+    one is searched for the row to name."""
     for key in keys:
         nulls = data.get_column(key).is_null()
         if nulls.any():
@@ -237,46 +241,54 @@ def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
                 f"{_FN}: the query column {key!r} is NULL at row {nulls.arg_max()} "
                 f"(0-based); every row needs a query id"
             )
+    r, g = pl.col(rank), pl.col(rel)
+    tests = {"low": (r < 1).any(), "repeat": pl.lit(False), "nan": pl.lit(False),
+             "infinite": pl.lit(False), "high": pl.lit(False)}
+    if data.schema[rel].is_float():
+        tests |= {"nan": g.is_nan().any(), "infinite": g.is_infinite().any()}
+    if max_grade is not None and data.schema[rel] != pl.Null:
+        tests["high"] = (g > max_grade).any()
+    failed = data.select(**tests).row(0, named=True)
+    if not failed["low"]:
+        repeated = r.n_unique() != r.count() + r.has_nulls().cast(pl.UInt32)
+        failed["repeat"] = data.group_by(keys).agg(repeated.alias("r"))["r"].any()
+    if not any(failed.values()):
+        return
     indexed = data.select(*keys, rank, rel).with_row_index("__row")
-    low = indexed.filter(pl.col(rank) < 1).head(1)
-    if low.height:
+    if failed["low"]:
+        low = indexed.filter(r < 1).head(1)
         raise InputError(
             f"{_FN}: query {_key(low, keys)} has rank {low[rank][0]} at row "
             f"{low['__row'][0]} (0-based); ranks start at 1 (NULL = not retrieved)"
         )
-    repeat = indexed.filter(
-        pl.col(rank).is_not_null() & pl.struct(*keys, rank).is_first_distinct().not_()
-    ).head(1)
-    if repeat.height:
+    if failed["repeat"]:
+        repeat = indexed.filter(
+            r.is_not_null() & pl.struct(*keys, rank).is_first_distinct().not_()).head(1)
         value = repeat[rank][0]
-        first = indexed.filter(
-            *(pl.col(k).eq_missing(repeat[k][0]) for k in keys), pl.col(rank) == value
-        )["__row"][0]
+        first = indexed.filter(*(pl.col(k).eq_missing(repeat[k][0]) for k in keys),
+                               r == value)["__row"][0]
         raise InputError(
             f"{_FN}: query {_key(repeat, keys)} has rank {value} twice (rows {first} and "
             f"{repeat['__row'][0]}, 0-based); ranks must be unique within a query"
         )
-    if data.schema[rel].is_float():
-        nan = indexed.filter(pl.col(rel).is_nan()).head(1)
-        if nan.height:
-            raise InputError(
-                f"{_FN}: query {_key(nan, keys)} has a NaN grade in {rel!r} at row "
-                f"{nan['__row'][0]} (0-based); use NULL for an unjudged row"
-            )
-        infinite = indexed.filter(pl.col(rel).is_infinite()).head(1)
-        if infinite.height:
-            raise InputError(
-                f"{_FN}: query {_key(infinite, keys)} has an infinite grade in {rel!r} at row "
-                f"{infinite['__row'][0]} (0-based); grades must be finite"
-            )
-    if max_grade is not None and data.schema[rel] != pl.Null:
-        high = indexed.filter(pl.col(rel) > max_grade).head(1)
-        if high.height:
-            raise InputError(
-                f"{_FN}: query {_key(high, keys)} has grade {high[rel][0]} in {rel!r} at row "
-                f"{high['__row'][0]} (0-based); the exponential gain 2**rel - 1 needs grades "
-                f"<= {max_grade:g}, so that its sums stay finite"
-            )
+    if failed["nan"]:
+        nan = indexed.filter(g.is_nan()).head(1)
+        raise InputError(
+            f"{_FN}: query {_key(nan, keys)} has a NaN grade in {rel!r} at row "
+            f"{nan['__row'][0]} (0-based); use NULL for an unjudged row"
+        )
+    if failed["infinite"]:
+        infinite = indexed.filter(g.is_infinite()).head(1)
+        raise InputError(
+            f"{_FN}: query {_key(infinite, keys)} has an infinite grade in {rel!r} at row "
+            f"{infinite['__row'][0]} (0-based); grades must be finite"
+        )
+    high = indexed.filter(g > max_grade).head(1)
+    raise InputError(
+        f"{_FN}: query {_key(high, keys)} has grade {high[rel][0]} in {rel!r} at row "
+        f"{high['__row'][0]} (0-based); the exponential gain 2**rel - 1 needs grades "
+        f"<= {max_grade:g}, so that its sums stay finite"
+    )
 
 
 def _key(row: pl.DataFrame, keys: list[str]) -> str:
