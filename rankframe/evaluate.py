@@ -137,9 +137,10 @@ def evaluate(
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
         if _positive_rows_suffice(parsed):
-            if isinstance(judged, pl.DataFrame) and not grouped:
-                new_key = first_of_query(keys)  # not grouped: one row per query, not per run
-            judged = positive_rows(judged, keys, rel, new_key)
+            # Not grouped by query: keep one row per query, not one per run of equal keys.
+            kept = (first_of_query(keys) if isinstance(judged, pl.DataFrame) and not grouped
+                    else new_key)
+            judged = positive_rows(judged, keys, rel, kept)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
                 # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
