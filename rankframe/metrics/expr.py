@@ -227,13 +227,14 @@ def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
 
 def valid_ranks(rank: pl.Expr) -> pl.Expr:
     """True for a group whose ranks are valid (docs/semantics.md#input-checks): every
-    non-NULL rank whole, >= 1, and not repeated. Four plain aggregates of the column,
-    which Polars computes in its grouped fast paths (a rank that is not whole counts as 0
-    in the smallest; NULL counts once among the distinct values)."""
-    value = rank.cast(pl.Float64)
-    smallest = pl.when(value.floor() != value).then(0.0).otherwise(value).min()
+    non-NULL rank >= 1, whole and not repeated. Plain aggregates of the column, which Polars
+    computes in its grouped fast paths, with no cast: the smallest rank, whether each equals
+    its floor (a no-op on an integer column), and the distinct values against the count
+    (NULL counts once among the distinct values)."""
+    at_least_one = rank.min().fill_null(1) >= 1
+    whole = (rank.floor() == rank).all()
     distinct = rank.n_unique() == rank.count() + rank.has_nulls().cast(pl.UInt32)
-    return (smallest.is_null() | (smallest >= 1)) & distinct
+    return at_least_one & whole & distinct
 
 
 def grades_fit(rel: pl.Expr) -> pl.Expr:
