@@ -79,7 +79,7 @@ def data_lines(text: str, first_line: int = 1, *, comments: bool = True
     Examples
     --------
     >>> list(data_lines("# a run\\r1 Q0 d1 1 2.5 x\\r\\n\\n 1\\tQ0  d2 2 1 x\\n"))
-    [(2, ['1', 'Q0', 'd1', '1', '2.5', 'x']), (5, ['1', 'Q0', 'd2', '2', '1', 'x'])]
+    [(2, ['1', 'Q0', 'd1', '1', '2.5', 'x']), (4, ['1', 'Q0', 'd2', '2', '1', 'x'])]
     """
     text = with_line_feeds(text)
     # In ASCII text without the separators \x1c-\x1f, str.split() splits on exactly C's
