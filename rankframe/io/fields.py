@@ -19,8 +19,8 @@ import polars as pl
 from rankframe.io.lines import BLANKS, COMMENT, SEPARATOR
 from rankframe.io.source import fail
 
-__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "first_problem", "is_comment", "lines_of",
-           "parse", "repeated", "split_fields", "squeezed"]
+__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "fields_of", "first_problem", "is_comment",
+           "lines_of", "parse", "repeated", "split_fields", "squeezed"]
 
 # Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
 # (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
@@ -75,6 +75,11 @@ def is_comment(text: pl.Expr) -> pl.Expr:
 def split_fields(text: pl.Expr) -> pl.Expr:
     """A :func:`squeezed` line's fields."""
     return text.str.split(SEPARATOR)
+
+
+def fields_of(text: pl.Expr) -> pl.Expr:
+    """A line's fields (its blanks already spaces); ``[""]`` for a blank line."""
+    return split_fields(squeezed(text))
 
 
 def field(i: int) -> pl.Expr:

@@ -21,16 +21,7 @@ from typing import Final
 
 import polars as pl
 
-from rankframe.io.fields import (
-    BLANKS,
-    NUMBER,
-    field,
-    first_problem,
-    is_comment,
-    parse,
-    split_fields,
-    squeezed,
-)
+from rankframe.io.fields import BLANKS, NUMBER, field, fields_of, first_problem, is_comment, parse
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["PREFS_LAYOUT", "QRELS_PREFS_LAYOUT", "read_prefs", "read_qrels_prefs"]
@@ -103,7 +94,7 @@ def _lines(source: Path, kind: str) -> pl.DataFrame:
         .with_row_index("line", offset=1)
         .filter(is_comment(pl.col("text")).not_())
         .select(pl.col("line").cast(pl.Int64),
-                fields=split_fields(squeezed(pl.col("text"))))
+                fields=fields_of(pl.col("text")))
         .filter(pl.col("fields").list.first() != "")
     )
     if lines.height == 0:
