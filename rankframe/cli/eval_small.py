@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe import reference, trec_eval
-from rankframe.io.lines import data_lines
+from rankframe.io.lines import data_fields
 from rankframe.measures import Measure, parse
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def read_plain(path: str, fields: int) -> list[list[str]] | None:
         data = file.read()
     if data.translate(None, _ALLOWED):
         return None  # a byte outside the plain set: gzip, UTF-8, NUL, comments ...
-    rows = [found for _, found in data_lines(data.decode("ascii"))]
+    rows = data_fields(data.decode("ascii"))
     if not rows or any(len(fields_) != fields for fields_ in rows):
         return None
     return rows

@@ -10,20 +10,20 @@ owned here and read the same way by every reader.
 - A blank line (blanks only) holds no data; nor does a comment line, whose first non-blank
   character is :data:`COMMENT` (trec_eval's rule for runs).
 
-:func:`data_lines` applies all of it in pure Python (no Polars: ``rankframe eval`` reads
-small plain files with it before any dataframe library is imported); the Polars readers
+:func:`data_lines` and :func:`data_fields` apply all of it in pure Python (no Polars:
+``rankframe eval`` reads small plain files with it before any dataframe library is
+imported); the Polars readers
 (:mod:`rankframe.io.trec`, :mod:`rankframe.io.fields`) state the same rules as string
 kernels over these constants, and a test holds the two to the same lines.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
-__all__ = ["BLANKS", "COMMENT", "OTHER_BLANKS", "SEPARATOR", "data_lines", "line_feeds",
-           "with_line_feeds"]
+__all__ = ["BLANKS", "COMMENT", "OTHER_BLANKS", "SEPARATOR", "data_fields", "data_lines",
+           "line_feeds", "with_line_feeds"]
 
 #: The blank that separates fields once the others are mapped to it.
 SEPARATOR: Final = " "
@@ -37,7 +37,7 @@ COMMENT: Final = "#"
 
 _TEXT_BLANKS: Final = str.maketrans(OTHER_BLANKS.decode(), SEPARATOR * len(OTHER_BLANKS))
 #: Characters Python's ``str.split()`` takes for blanks in ASCII text that C does not.
-_PYTHON_ONLY_BLANKS: Final = re.compile("[\x1c-\x1f]")
+_PYTHON_ONLY_BLANKS: Final = "\x1c\x1d\x1e\x1f"
 
 
 def line_feeds(pieces: Iterable[bytes]) -> Iterator[bytes]:
@@ -82,13 +82,35 @@ def data_lines(text: str, first_line: int = 1, *, comments: bool = True
     [(2, ['1', 'Q0', 'd1', '1', '2.5', 'x']), (4, ['1', 'Q0', 'd2', '2', '1', 'x'])]
     """
     text = with_line_feeds(text)
-    # In ASCII text without the separators \x1c-\x1f, str.split() splits on exactly C's
-    # blanks; elsewhere (Unicode spaces are data to trec_eval) blanks are mapped first.
-    simple = text.isascii() and _PYTHON_ONLY_BLANKS.search(text) is None
+    split = _splitter(text)
     for number, line in enumerate(text.split("\n"), start=first_line):
-        fields = line.split() if simple else _fields(line)
+        fields = split(line)
         if fields and not (comments and fields[0].startswith(COMMENT)):
             yield number, fields
+
+
+def data_fields(text: str, *, comments: bool = True) -> list[list[str]]:
+    """The fields of every data line of ``text``, as :func:`data_lines` reads them (without
+    the line numbers, in one pass: the small-file path reads whole files this way).
+
+    Examples
+    --------
+    >>> data_fields("q1 0 d1 1\\r\\rq1 0 d2 0")
+    [['q1', '0', 'd1', '1'], ['q1', '0', 'd2', '0']]
+    """
+    text = with_line_feeds(text)
+    rows = [fields for fields in map(_splitter(text), text.split("\n")) if fields]
+    if comments and COMMENT in text:
+        rows = [fields for fields in rows if not fields[0].startswith(COMMENT)]
+    return rows
+
+
+def _splitter(text: str) -> Callable[[str], list[str]]:
+    """How to split the lines of ``text`` into fields: in ASCII text without the
+    separators \\x1c-\\x1f, ``str.split()`` splits on exactly C's blanks; elsewhere
+    (Unicode spaces are data to trec_eval) the blanks are mapped first."""
+    simple = text.isascii() and not any(blank in text for blank in _PYTHON_ONLY_BLANKS)
+    return str.split if simple else _fields
 
 
 def _fields(line: str) -> list[str]:

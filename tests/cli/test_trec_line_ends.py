@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rankframe.cli import main
 from rankframe.cli.eval_small import read_plain
 from rankframe.io import read_qrels, read_run
-from rankframe.io.lines import data_lines
+from rankframe.io.lines import data_fields, data_lines
 from tests.support import REPO
 from tests.support.faces import examples
 
@@ -146,7 +146,7 @@ def test_data_lines_match_read_run(tmp_path_factory: pytest.TempPathFactory,
     path = _write(tmp_path_factory.mktemp("run"), text)
     got = [(f[0], f[2], int(f[3]), float(f[4]), f[5]) for _, f in data_lines(text)]
     assert read_run(path).rows() == got
-    assert [f for _, f in data_lines(text)] == rows
+    assert [f for _, f in data_lines(text)] == rows == data_fields(text)
 
 
 @given(case=texts("qrels", comments=False))
