@@ -6,7 +6,7 @@ NULL = judged but not retrieved, rel NULL = unjudged, negative rel = pooled but 
 They exist so the tests can hold every other face to an independent statement of each
 formula. They import no Polars: the oracle face (:mod:`rankframe.faces.oracle`) runs
 them over Polars tables, and ``rankframe eval`` over small plain files
-(:mod:`rankframe.cli.small`), where they finish before Polars would have loaded.
+(:mod:`rankframe.cli.eval_small`), where they finish before Polars would have loaded.
 """
 
 from __future__ import annotations

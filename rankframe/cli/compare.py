@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from rankframe.analysis.runs import evaluate_runs, read_runs
     from rankframe.io import read_qrels
     from rankframe.measures import expand
+    from rankframe.trec_eval.option import check_measure_option
 
     if len(args.runs) < 2:
         raise RankframeError("compare needs at least two runs")
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         raise RankframeError(f"-l must be a relevance level >= 1, got {args.l}")
     if not 0 <= args.digits <= 15:
         raise RankframeError(f"--digits must be a number of decimals in 0..15, got {args.digits}")
+    for spec in args.measures or ():  # before any file is read
+        check_measure_option(spec)
     measures = list(dict.fromkeys(expand(args.measures or DEFAULT_MEASURES)))
     qrels, runs = read_qrels(args.qrels), read_runs(args.runs)
     names = dict(zip(args.runs, runs, strict=True))  # run path, as given -> system name

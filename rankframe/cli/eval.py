@@ -48,7 +48,7 @@ TREC_EVAL_VERSION = "10.0-rc3"
 
 
 #: --engine: ``auto`` (pure Python for small plain inputs, else Polars), ``python`` (pure
-#: Python, :mod:`rankframe.cli.small`), or a face that evaluates Polars frames.
+#: Python, :mod:`rankframe.cli.eval_small`), or a face that evaluates Polars frames.
 ENGINES = ("auto", "python", *faces.ENGINES)
 
 #: ``-T`` formats (trec_eval 10 has one).

@@ -7,13 +7,13 @@ the two ways of evaluating, :mod:`rankframe.cli.eval_small` (pure Python) and
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from rankframe import trec_eval
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.measures import canonical, measure_names, parse, trec_eval_name
+from rankframe.measures import canonical, parse, trec_eval_name
+from rankframe.trec_eval.option import measure_option_error
 
 __all__ = ["FORMATS", "Plan", "RunEvaluator", "plan", "selection"]
 
@@ -41,28 +41,13 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
         try:
             name = trec_eval_name(spec)
         except MeasureError as exc:
-            # the name: before a cutoff or parameters, or trec_eval's ".params"
-            root = re.split(r"[@(]", spec.strip(), maxsplit=1)[0].partition(".")[0]
-            if _known(root):  # a known measure: its parameters or cutoff are wrong
-                raise MeasureError(f"-m {spec}: {exc}") from None
-            raise trec_eval.unknown_measure(spec, root, list(measure_names())) from None
+            raise measure_option_error(spec, exc) from None
         if name is not None:
             trec_specs.append(trec_eval.spec_of(name))
         else:
             string = canonical(spec)
             extra[string] = trec_eval.rankframe_measure(string, parse(spec).summary)
     return trec_eval.select(trec_specs) + [(m, None) for m in extra.values()]
-
-
-def _known(name: str) -> bool:
-    """Whether ``name`` (a measure string without parameters or cutoff) names a measure."""
-    if name.lower() in measure_names():
-        return True
-    try:
-        trec_eval_name(name)
-    except MeasureError:
-        return False
-    return True
 
 
 def _check_formats(selected: trec_eval.Selection, rel_format: str) -> None:

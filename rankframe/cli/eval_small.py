@@ -1,15 +1,18 @@
 """``rankframe eval`` in pure Python, for small plain files: no Polars is imported.
 
-Importing Polars takes about 0.2 s, as long as trec_eval takes for a whole run of 200
-queries x 1,000 documents. A small input is faster read and evaluated here, by the
-reference functions (:mod:`rankframe.reference`), which give the Polars and DuckDB faces'
-doubles (``tests/conformance/test_metrics.py``) and so trec_eval's bytes.
+Importing Polars is a fixed cost comparable to trec_eval's whole work on a small run, so a
+small input is read and evaluated here, by the reference functions
+(:mod:`rankframe.reference`), which give the Polars and DuckDB faces' doubles
+(``tests/conformance/test_metrics.py``) and so trec_eval's bytes. The timings behind
+:data:`LIMIT_BYTES` are in ``benchmarks/README.md`` (``benchmarks/cli.py``).
 
 ``--engine auto`` takes only ``-R qrels`` files in the plain layout here and leaves anything
 else to :mod:`rankframe.cli.eval_frames`; ``--engine python`` reads such files with the
 Polars readers, then evaluates them here. Plain means: regular files of printable ASCII
-and blanks; every non-blank line with exactly 4 (qrels: qid iter docid rel) or 6 (run: qid
-Q0 docid rank score tag) fields; no ``#`` anywhere (trec_eval's comments); grades integers
+and blanks, read line by line as every reader reads them (:mod:`rankframe.io.lines`: LF,
+CRLF or lone CR line ends, runs of blanks between fields, blank lines skipped); every data
+line with exactly 4 (qrels: qid iter docid rel) or 6 (run: qid Q0 docid rank score tag)
+fields; no ``#`` anywhere (trec_eval's comments); grades integers
 below 2**62 in size; scores finite decimal numbers (:data:`rankframe.io.fields.NUMBER`);
 no (qid, docid) twice in a file.
 
@@ -30,6 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe import reference, trec_eval
+from rankframe.io.lines import data_fields
 from rankframe.measures import Measure, parse
 
 if TYPE_CHECKING:
@@ -37,10 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LIMIT_BYTES", "Qrels", "prepare", "read_plain", "unsuitable"]
 
-#: ``--engine auto`` evaluates run files of up to this many bytes in all here (1 MB: about
-#: 25,000 lines). Measured here at 1 MB of run text, CPU seconds of the whole process,
-#: this path against Polars: 0.2 against 0.3 for five measures, 0.27 against 0.31 for
-#: trec_eval's default set; beyond it Polars' fixed cost of loading is paid back.
+#: ``--engine auto`` evaluates run files of up to this many bytes in all here: beyond it,
+#: Polars' fixed cost of loading is paid back (measured by ``benchmarks/cli.py``, see
+#: ``benchmarks/README.md``).
 LIMIT_BYTES = 1_000_000
 #: Bytes a plain file may hold: printable ASCII but ``#``, and C's blanks.
 _ALLOWED = bytes(sorted({*range(0x20, 0x7F), *b"\t\n\v\f\r"} - {ord("#")}))
@@ -69,7 +72,7 @@ def unsuitable(args: argparse.Namespace, paths: Sequence[str], parquet: bool, *,
         if any(size is None for size in sizes):
             return "not a regular file"
         if sum(size or 0 for size in sizes[1:]) > LIMIT_BYTES:
-            return "the run files are larger than rankframe.cli.small.LIMIT_BYTES"
+            return "the run files are larger than rankframe.cli.eval_small.LIMIT_BYTES"
     return None
 
 
@@ -92,9 +95,7 @@ def read_plain(path: str, fields: int) -> list[list[str]] | None:
         data = file.read()
     if data.translate(None, _ALLOWED):
         return None  # a byte outside the plain set: gzip, UTF-8, NUL, comments ...
-    # Within the plain set, str.split() splits on exactly C's isspace blanks.
-    rows = [line.split() for line in data.decode("ascii").split("\n")]
-    rows = [fields_ for fields_ in rows if fields_]
+    rows = data_fields(data.decode("ascii"))
     if not rows or any(len(fields_) != fields for fields_ in rows):
         return None
     return rows

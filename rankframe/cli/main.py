@@ -31,8 +31,8 @@ from rankframe.errors import InputWarning, RankframeError
 __all__ = ["Terminated", "build_parser", "main"]
 
 #: jemalloc options for Polars (it appends these to its own when it is imported): the command
-#: line is a batch job, and one arena for all threads keeps its peak memory about 15% lower
-#: (2M rows: 138 against 160 MiB) at no measured cost in time. A user's setting wins.
+#: line is a batch job, and one arena for all threads keeps its peak memory lower at no cost
+#: in time (``benchmarks/workloads.py``; see ``benchmarks/README.md``). A user's setting wins.
 ALLOCATOR_OPTIONS = "narenas:1"
 
 

@@ -16,14 +16,12 @@ from typing import Final
 
 import polars as pl
 
+from rankframe.io.lines import BLANKS, COMMENT, SEPARATOR
 from rankframe.io.source import fail
 
-__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "first_problem", "lines_of", "parse",
-           "repeated"]
+__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "fields_of", "first_problem", "is_comment",
+           "lines_of", "parse", "repeated", "split_fields", "squeezed"]
 
-#: C's isspace() blanks other than space and LF, mapped to spaces byte for byte (they never
-#: occur inside a UTF-8 multi-byte sequence); runs of spaces are then collapsed.
-BLANKS: Final = bytes.maketrans(b"\t\v\f\r", b"    ")
 # Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
 # (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
 #: An integer as trec_eval's files write one.
@@ -47,13 +45,12 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     table = (
         pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
         .with_row_index("line", offset=1)
-        .select(pl.col("line").cast(pl.Int64),
-                pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " "))
+        .select(pl.col("line").cast(pl.Int64), squeezed(pl.col("text")))
         .filter(pl.col("text") != "")
     )
     if comments:
-        table = table.filter(pl.col("text").str.starts_with("#").not_())
-    table = table.select("line", fields=pl.col("text").str.split(" "))
+        table = table.filter(is_comment(pl.col("text")).not_())
+    table = table.select("line", fields=split_fields(pl.col("text")))
     if table.height == 0:
         raise fail(source, None, f"no {kind} lines (the file is empty or holds only blanks"
                                  + (" and comments)" if comments else ")"))
@@ -61,6 +58,28 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     first_problem(source, table, pl.when(found != len(layout)).then(pl.format(
         f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}", found)))
     return table
+
+
+def squeezed(text: pl.Expr) -> pl.Expr:
+    """Each line of ``text`` (its blanks already spaces: :data:`BLANKS`) with one
+    separator between fields and none around them; a blank line becomes ``""``
+    (:mod:`rankframe.io.lines`' grammar as string kernels)."""
+    return text.str.strip_chars(SEPARATOR).str.replace_all(f"{SEPARATOR}{{2,}}", SEPARATOR)
+
+
+def is_comment(text: pl.Expr) -> pl.Expr:
+    """Whether a line of ``text`` starts with :data:`~rankframe.io.lines.COMMENT`."""
+    return text.str.starts_with(COMMENT)
+
+
+def split_fields(text: pl.Expr) -> pl.Expr:
+    """A :func:`squeezed` line's fields."""
+    return text.str.split(SEPARATOR)
+
+
+def fields_of(text: pl.Expr) -> pl.Expr:
+    """A line's fields (its blanks already spaces); ``[""]`` for a blank line."""
+    return split_fields(squeezed(text))
 
 
 def field(i: int) -> pl.Expr:

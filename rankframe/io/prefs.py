@@ -21,7 +21,7 @@ from typing import Final
 
 import polars as pl
 
-from rankframe.io.fields import BLANKS, NUMBER, field, first_problem, parse
+from rankframe.io.fields import BLANKS, NUMBER, field, fields_of, first_problem, is_comment, parse
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["PREFS_LAYOUT", "QRELS_PREFS_LAYOUT", "read_prefs", "read_qrels_prefs"]
@@ -92,10 +92,9 @@ def _lines(source: Path, kind: str) -> pl.DataFrame:
     lines = (
         pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
         .with_row_index("line", offset=1)
-        .filter(pl.col("text").str.starts_with("#").not_())
+        .filter(is_comment(pl.col("text")).not_())
         .select(pl.col("line").cast(pl.Int64),
-                fields=pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " ")
-                .str.split(" "))
+                fields=fields_of(pl.col("text")))
         .filter(pl.col("fields").list.first() != "")
     )
     if lines.height == 0:

@@ -9,8 +9,9 @@ the way:
 - gzip is recognised by its magic bytes and inflated block by block (several members too);
 - a UTF-32 or UTF-16 byte-order mark (PowerShell's ``>`` writes UTF-16) makes the text be
   decoded from that encoding; a UTF-8 mark is dropped;
-- a line ends at LF, CRLF or a lone CR (classic Mac OS): CRLF and CR become LF, so every
-  reader sees the same lines (DuckDB's CSV reader, under ``rf_read_run``, splits alike);
+- a line ends at LF, CRLF or a lone CR (classic Mac OS): CRLF and CR become LF
+  (:func:`rankframe.io.lines.line_feeds`), so every reader sees the same lines (DuckDB's
+  CSV reader, under ``rf_read_run``, splits alike);
 - a NUL byte (a binary file, ``/dev/zero``) or a line longer than :data:`MAX_LINE_BYTES`
   stops the read at once with an :class:`~rankframe.errors.InputError` naming the file and
   line, so no input grows without limit in memory before it is refused;
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from rankframe.errors import InputError
+from rankframe.io.lines import line_feeds
 
 __all__ = ["MAX_LINE_BYTES", "fail", "read_text_bytes", "text_blocks"]
 
@@ -102,30 +104,10 @@ def _decoded(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:
         pieces = _chain(head, rest)
     for mark, encoding in _MARKS:
         if head.startswith(mark):
-            return _line_feeds(_decode(source, pieces, encoding))
+            return line_feeds(_decode(source, pieces, encoding))
     if head.startswith(codecs.BOM_UTF8):
-        return _line_feeds(_chain(head[len(codecs.BOM_UTF8):], rest))
-    return _line_feeds(pieces)
-
-
-def _line_feeds(pieces: Iterable[bytes]) -> Iterator[bytes]:
-    """``pieces`` with every CRLF and lone CR made an LF (a CR that ends a piece waits for
-    the next one's first byte)."""
-    carried = False  # the piece before ended with a CR, not yet given as a line end
-    for piece in pieces:
-        if carried:
-            yield b"\n"
-            if piece.startswith(b"\n"):
-                piece = piece[1:]
-        carried = piece.endswith(b"\r")
-        if carried:
-            piece = piece[:-1]
-        if b"\r" in piece:
-            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        if piece:
-            yield piece
-    if carried:
-        yield b"\n"
+        return line_feeds(_chain(head[len(codecs.BOM_UTF8):], rest))
+    return line_feeds(pieces)
 
 
 def _blocks(source: Path, stream: BinaryIO, kind: str) -> Iterator[bytes]:

@@ -35,9 +35,9 @@ from rankframe.table.series import run_starts
 
 __all__ = ["BLOCK_BYTES", "NotStreamable", "RunStream", "block_bytes_for", "prefetched"]
 
-#: Text parsed at once, in bytes, by default: a 32nd of the file, at least 2 MiB (about
-#: 55,000 lines of a typical run) and at most 8 MiB. Smaller blocks hold less memory, larger
-#: ones pay less per-block overhead (7M rows: 3.3 s with 2 MiB, 2.0 s with 8 MiB).
+#: Text parsed at once, in bytes, by default: a 32nd of the file, at least 2 MiB and at
+#: most 8 MiB. Smaller blocks hold less memory, larger ones pay less per-block overhead
+#: (the trade-off is measured by ``benchmarks/workloads.py``: ``benchmarks/README.md``).
 BLOCK_BYTES: Final = 2 << 20
 MAX_BLOCK_BYTES: Final = 8 << 20
 

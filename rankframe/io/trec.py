@@ -3,9 +3,10 @@
 Both readers read their input once (a pipe or FIFO works) and accept plain or
 gzip-compressed text (gzip is recognised by its magic bytes, whatever the file is called),
 UTF-8, or UTF-16/UTF-32 with a byte-order mark (:mod:`rankframe.io.source`, which also
-refuses NUL bytes and lines over 1 MiB), fields separated by any run of whitespace (spaces,
-tabs), LF, CRLF or CR line endings, blank lines, and comment lines (the first non-blank
-character is ``#``, trec_eval's rule; a comment that reads as a data line is warned about).
+refuses NUL bytes and lines over 1 MiB), and read lines as :mod:`rankframe.io.lines`
+defines them: fields separated by any run of whitespace (spaces, tabs), LF, CRLF or CR
+line endings, blank lines, and comment lines (the first non-blank character is ``#``,
+trec_eval's rule; a comment that reads as a data line is warned about).
 
 The text is parsed in blocks of whole lines as it streams in (:func:`parse_block`), so
 memory holds one block of text and the table read so far, whatever the layout: a block
@@ -25,14 +26,24 @@ from typing import Final, NamedTuple
 import polars as pl
 
 from rankframe.errors import InputError, InputWarning
-from rankframe.io.fields import BLANKS, INTEGER, NUMBER, field, first_problem, parse
+from rankframe.io.fields import (
+    BLANKS,
+    INTEGER,
+    NUMBER,
+    field,
+    first_problem,
+    is_comment,
+    parse,
+    split_fields,
+    squeezed,
+)
+from rankframe.io.lines import OTHER_BLANKS
 from rankframe.io.source import fail, text_blocks
 from rankframe.table.keys import pair_key
 
 __all__ = ["Comments", "ParsedBlock", "parse_block", "read_qrels", "read_run"]
 
-# Field separators are runs of the characters C's isspace() accepts: trec_eval reads its
-# files with sscanf("%s") (rankframe.io.fields.BLANKS).
+# The line grammar (line ends, blanks, blank and comment lines) is rankframe.io.lines'.
 # Text is handed to Polars in pieces of about this many bytes, cut at line ends: pieces
 # are split into lines in parallel, and no string comes near Polars' 4 GiB limit.
 _CHUNK_BYTES: Final = 1 << 20
@@ -260,7 +271,7 @@ def _qrels_fields(lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.Expr]:
 
 # Blanks other than the single space that separates fields (a tab ...): one each between
 # fields, they are made spaces first; runs of them leave empty fields, refused below.
-_NOT_PLAIN: Final = (b"\t", b"\v", b"\f", b"\r")
+_NOT_PLAIN: Final = tuple(OTHER_BLANKS[i:i + 1] for i in range(len(OTHER_BLANKS)))
 # The fast path reads numbers with Polars' own parsers, which accept what the general path's
 # patterns accept, plus the non-finite spellings (nan, inf) that the check below rejects.
 _TYPES: Final = {"rank": pl.Int64, "score": pl.Float64, "rel": pl.Int64}
@@ -298,7 +309,7 @@ def _simple_table(data: bytes, layout: tuple[str, ...], *, distinct: bool = True
         # takes for compressed input and fails to inflate; the general path reads it.
         return None
     tests = [pl.col(c).null_count() == 0 for c in layout]
-    tests.append(pl.col("qid").str.starts_with("#").not_().all())
+    tests.append(is_comment(pl.col("qid")).not_().all())
     if "score" in layout:
         tests.append(pl.col("score").is_finite().all())
     passed = table.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)
@@ -346,7 +357,7 @@ def _data_lines(source: Path, data: bytes, kind: str, first_line: int,
     as trec_eval skips it, and goes to ``comments``, warned about by the caller with its
     line, so that no query vanishes silently."""
     pieces = _read_text(source, data, kind, first_line)
-    text = pl.col("text").str.strip_chars(" ").str.replace_all(" {2,}", " ")
+    text = squeezed(pl.col("text"))
     lines = (
         pl.DataFrame({"text": pieces}, schema={"text": pl.String})
         .select(pl.col("text").str.split("\n"))
@@ -354,8 +365,8 @@ def _data_lines(source: Path, data: bytes, kind: str, first_line: int,
         .with_row_index("line", offset=first_line)
         .select(pl.col("line").cast(pl.Int64), text)
         .filter(pl.col("text") != "")
-        .select("line", pl.col("text").str.starts_with("#").alias("comment"),
-                fields=pl.col("text").str.split(" "))
+        .select("line", is_comment(pl.col("text")).alias("comment"),
+                fields=split_fields(pl.col("text")))
     )
     comments.add(_shaped_like_data(lines.filter("comment"), kind).drop("comment"))
     return lines.filter(pl.col("comment").not_()).drop("comment")
