@@ -71,25 +71,6 @@ def precision(
     ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)``.
     ``k=None`` gives set precision ``hits / n``. A query with nothing retrieved scores 0.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"k"`` (default): divide by k, as trec_eval ``P_k``; ``"min"``: by min(k, n), n the
-        rows retrieved. With ``k=None`` both divide by n.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -135,22 +116,6 @@ def recall(
 
     ``recall@k = hits@k / R``; 0 when R = 0. Judged-but-unretrieved rows count in R.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -194,27 +159,6 @@ def f1(
     w itself (trec_eval's ``set_F.x`` is w = x), exactly, where ``beta`` would be its square
     root; it overrides ``beta``.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    beta
-        Recall is weighted w = beta^2 times; default 1 (F1).
-    recall_weight
-        w itself, overriding ``beta``; trec_eval's ``set_F.x`` is ``recall_weight=x``.
-        Default None (use ``beta``).
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -240,22 +184,6 @@ def hit_rate(
     """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row is in the top k, else 0.0.
 
     Contract: docs/semantics.md#hit_rate.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -286,13 +214,6 @@ def num_ret(
     ----------
     rel
         Grade column; not read (a uniform signature).
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
     """
     return count(retrieved(col(rank), k)).alias(label("num_ret", k))
 
@@ -313,14 +234,8 @@ def num_rel(
 
     Parameters
     ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
     rank
         Rank column; not read (R counts retrieved and unretrieved rows alike).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     """
     return count(relevant(col(rel), threshold)).alias(label("num_rel", None))
 
@@ -337,21 +252,5 @@ def num_rel_ret(
     """Number of relevant retrieved rows, limited to the top k when k is given.
 
     Contract: docs/semantics.md#num_rel_ret.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     """
     return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

@@ -160,24 +160,6 @@ def cg(
 
     Contract: docs/semantics.md#cg.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -211,28 +193,6 @@ def dcg(
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
     Contract: docs/semantics.md#dcg.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m dcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -281,27 +241,10 @@ def idcg(
 
     Parameters
     ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
     rank
         Rank column (a name or a Polars expression): 1 is the top, unique within a query;
         NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
         (``pl.col("position") + 1``). Read only with ``ideal="retrieved"``.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    ideal
-        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
-        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ideal_dcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -349,29 +292,9 @@ def ndcg(
 
     Parameters
     ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
     k
         Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
         The ideal ranking is cut at k too.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    ideal
-        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
-        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -456,12 +379,6 @@ def ndcg_rel(
     rel
         Grade column: the linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg_rel.1=3,2=9``), as in
-        :func:`ndcg`. ``None`` (default): g = rel.
 
     Examples
     --------
@@ -509,14 +426,8 @@ def rndcg(
     rel
         Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade; relevant iff rel >= threshold.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
     threshold
         Relevance level (trec_eval ``-l``): no relevant row gives 0; default 1.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m Rndcg.1=3,2=9``), as in
-        :func:`ndcg`. ``None`` (default): g = rel.
 
     Examples
     --------
@@ -565,13 +476,8 @@ def ndcg_p(
     rel
         Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade; relevant iff rel >= threshold.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
     threshold
         Relevance level (trec_eval ``-l``): no relevant row retrieved gives 0; default 1.
-    gains
-        A gain per grade, ``{grade: gain}`` (``ndcg_p.1=3,2=9``), as in :func:`ndcg`.
 
     Examples
     --------

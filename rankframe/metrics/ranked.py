@@ -50,22 +50,6 @@ def reciprocal_rank(
 
     Contract: docs/semantics.md#reciprocal_rank.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -111,26 +95,6 @@ def average_precision(
     ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` with D = R (``"relevant"``,
     trec_eval, ranx), ``min(R, k)`` (``"min"``, the recommender MAP@k) or the number of
     relevant rows found in the top k (``"found"``). D = 0 gives 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"relevant"`` (default): divide by R, every relevant row of the query (trec_eval,
-        ranx); ``"min"``: by min(R, k), the recommender MAP@k (Spark); ``"found"``: by the
-        relevant rows found in the top k.
 
     Examples
     --------
@@ -194,20 +158,6 @@ def r_precision(
 
     Contract: docs/semantics.md#r_precision.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -244,13 +194,6 @@ def bpref(
     rel
         Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
         threshold; NULL (unjudged) and negative grades (pooled but unjudged) are skipped.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -308,11 +251,6 @@ def infap(
         Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
         threshold; negative: in the pool but not judged (trec_eval reads every negative
         qrels grade so); NULL: not in the pool.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -373,12 +311,6 @@ def relstring(
     ----------
     rel
         Grade column (a name or a Polars expression).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved (not shown).
-    length
-        How many positions to show (trec_eval ``-m relstring.20``); default 10; ``None``:
-        every position up to the last rank.
 
     Examples
     --------
@@ -414,16 +346,6 @@ def yaap(
     j / r_j (the precisions average precision sums). Negative below S = R/2; 0 for a query
     with R = 0 and nothing relevant retrieved.
 
-    Parameters
-    ----------
-    rel
-        Grade column: relevant iff rel >= threshold (NULL and negative grades never are).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -458,25 +380,6 @@ def iprec_at_recall(
     ``"trec_eval9"``: ``c = floor(recall * R + 0.9)``, the rule of trec_eval 9.x and so of
     pytrec_eval (e.g. recall 0.6 of R = 2 needs 1 relevant row by the first, 2 by the second).
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    recall
-        The recall level x, in [0, 1].
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    rounding
-        ``"nearest"`` (default): c = round(x * R) relevant rows, trec_eval 10;
-        ``"trec_eval9"``: c = floor(x * R + 0.9), trec_eval 9.x and pytrec_eval.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -510,22 +413,6 @@ def r_precision_mult(
 
     c is computed in float64, as trec_eval does; a cutoff beyond the rows retrieved counts
     the missing ranks as non-relevant (``num_rel_ret / c``). ``multiple = 1`` is R-precision.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    multiple
-        The multiple x of R, a finite number > 0 (trec_eval's defaults: 0.2, 0.4, ..., 2.0).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------

@@ -56,18 +56,6 @@ def relative_precision(
     Precision up to rank R, recall after it. ``k=None`` divides by ``min(n, R)``
     (trec_eval ``set_relative_P``). 0 when R = 0 or nothing is retrieved.
 
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
-
     Examples
     --------
     Ranks 1-6 graded 1, 0, NULL, 2, 0, -1, and unretrieved rows graded 2, 1, 0 (R = 4):
@@ -99,16 +87,6 @@ def set_map(
     ``hits^2 / (n R)``; 0 when n = 0 or R = 0.
 
     Contract: docs/semantics.md#set_map.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -148,25 +126,6 @@ def utility(
     The four cells of the contingency table (relevant or not, retrieved or not) weighted by
     ``a, b, c, d``: trec_eval's ``-m utility.a,b,c,d``, default 1, -1, 0, 0. Unjudged
     retrieved rows count as retrieved non-relevant.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
-    a, b, c, d
-        Weights of relevant retrieved, non-relevant retrieved, relevant not retrieved and
-        non-relevant not retrieved documents (any finite numbers).
-    num_docs
-        Documents in the collection (trec_eval ``-N``), for the last cell; default 0.
-    empty
-        A query with nothing retrieved: ``"counts"`` (default) applies the formula with
-        n = 0; ``"placeholder"`` scores it as if one unjudged document were retrieved
-        (n = 1), as trec_eval 10 does under ``-c`` for ``utility`` with parameters.
 
     Examples
     --------
@@ -210,13 +169,6 @@ def num_nonrel_judged_ret(
     ----------
     rel
         Grade column; judged non-relevant iff ``0 <= rel < threshold``.
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -250,11 +202,6 @@ def unjudged(
     ----------
     rel
         Grade column; a row is unjudged iff rel is NULL or negative.
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
 
     Examples
     --------
@@ -287,16 +234,6 @@ def bin_g(
     Contract: docs/semantics.md#bin_g.
 
     Terms are added in rank order. Unjudged rows count as non-relevant.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -350,13 +287,6 @@ def g(
     ----------
     rel
         Grade column; NULL and negative grades (unjudged) gain 0 and are not in the ideal.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    gains
-        Gains of some grades, ``{grade: gain}`` (integer grades >= 0, 0 too; trec_eval's
-        ``-m G.1=3.5,2=9`` is ``{1: 3.5, 2: 9}``); other grades gain their own value.
-        Default None: g = rel.
 
     Examples
     --------

@@ -94,21 +94,6 @@ def rbp(
     rel
         Grade column. Binary: relevant iff rel >= threshold; graded: gain rel / max_grade
         clipped to [0, 1]. NULL and negative grades gain 0.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    p
-        Persistence, in (0, 1): the chance the reader goes on to the next rank; default 0.8.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1. Binary
-        mode only.
-    graded
-        ``False`` (default): binary gains; ``True``: graded gains.
-    max_grade
-        Graded mode: the grade of gain 1; None (default): the query's highest grade,
-        retrieved or not.
 
     Examples
     --------
@@ -156,8 +141,6 @@ def rbp_residual(
         NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
         (``pl.col("position") + 1``).
         :func:`rankframe.evaluate` checks the whole table first. A rank gap is an unknown position.
-    p
-        Persistence, in (0, 1); default 0.8.
 
     Examples
     --------
@@ -207,16 +190,6 @@ def err(
     rel
         Grade column, clipped to [0, max_grade]; NULL and negative grades never stop the
         reader.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    max_grade
-        The highest grade: the stopping probability is (2^g - 1) / 2^max_grade; default 4
-        (TREC Web track).
 
     Examples
     --------
@@ -267,11 +240,6 @@ def judged(
     k
         Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
         The divisor is min(k, n).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
 
     Examples
     --------
