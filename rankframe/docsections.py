@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 #: A section heading of a cleaned numpy-style docstring: a title over a dashed line.
 _HEADING = re.compile(r"^(?P<title>\S[^\n]*)\n-{3,}\n", re.MULTILINE)
 _WIDTH = 88
+#: An operator between spaces, kept on the line of its operands.
+_OPERATOR = re.compile(r" ([-+*/=<>^]=?) ")
 
 
 def _entries(body: str) -> list[tuple[tuple[str, ...], str]]:
@@ -30,11 +32,17 @@ def _entries(body: str) -> list[tuple[tuple[str, ...], str]]:
     return found
 
 
+def wrap(text: str, width: int, first: str, rest: str) -> list[str]:
+    """``text`` in lines of at most ``width`` characters (``first`` and ``rest`` their
+    indents), never breaking a formula's operator from its operands (``2^rel - 1``)."""
+    glued = _OPERATOR.sub(lambda m: f"\xa0{m[1]}\xa0", " ".join(text.split()))
+    lines = textwrap.wrap(glued, width, initial_indent=first, subsequent_indent=rest,
+                          break_on_hyphens=False, break_long_words=False)
+    return [line.replace("\xa0", " ") for line in lines]
+
+
 def _entry(names: tuple[str, ...], desc: str) -> str:
-    text = textwrap.fill(" ".join(desc.split()), _WIDTH, initial_indent="    ",
-                         subsequent_indent="    ", break_on_hyphens=False,
-                         break_long_words=False)
-    return ", ".join(names) + "\n" + text
+    return "\n".join([", ".join(names), *wrap(desc, _WIDTH, "    ", "    ")])
 
 
 def complete_parameters(doc: str, parameters: Sequence[str],

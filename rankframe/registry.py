@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from rankframe import validation
 from rankframe.docsections import complete_parameters
+from rankframe.validation import check as check_value
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
@@ -64,8 +64,8 @@ class Param:
     def check(self, func: str, value: object) -> Any:
         """``value`` checked against this parameter's kind (see :mod:`rankframe.validation`)
         and converted; None is allowed where the default is None. Errors name ``func``."""
-        return validation.check(func, self.name, self.kind, value, choices=self.choices,
-                                optional=self.default is None)
+        return check_value(func, self.name, self.kind, value, choices=self.choices,
+                           optional=self.default is None)
 
 
 def _never(values: Mapping[str, Any]) -> bool:
@@ -155,7 +155,7 @@ class Metric:
         as one entry): what a builder's ``Parameters`` section says unless the builder says
         otherwise. ``rel`` is described for metrics of relevance (``threshold``) or of gains
         (``gain``); what the other metrics read in it is theirs to say."""
-        out = {(p.name,): p.desc for p in self.params}
+        out: dict[tuple[str, ...], str] = {(p.name,): p.desc for p in self.params}
         if GAIN in self.params:
             out[("rel",)] = _GRADES_AS_GAINS
         elif THRESHOLD in self.params:
@@ -177,8 +177,8 @@ THRESHOLD = Param("threshold", "threshold", 1,
                        "``-l``).")
 GAIN = Param("gain", "choice", "linear", ("linear", "exponential"),
              desc="``\"linear\"``: g = rel, as trec_eval and Järvelin & Kekäläinen; "
-                  "``\"exponential\"``: g = 2^rel - 1, as Burges et al. ``threshold`` does "
-                  "not apply to gains.")
+                  "``\"exponential\"``: g = 2^rel - 1, as Burges et al. The relevance "
+                  "``threshold`` does not apply to gains.")
 IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"),
               desc="``\"all\"``: the ideal ranking sorts the positive gains of every row of "
                    "the query, retrieved or not (trec_eval); ``\"retrieved\"``: of the "
@@ -188,8 +188,9 @@ IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"),
 GAINS = Param("gains", "gains", None,
               desc="A gain per grade, ``{grade: gain}`` (trec_eval's ``ndcg.1=3,2=9``): a "
                    "listed grade (an integer >= 0, grade 0 too) gains the number given, which "
-                   "may be 0 or negative; the other grades keep their linear gain, or the "
-                   "gain of ``gain`` where the metric takes one. ``None``: none listed.")
+                   "may be 0 or negative; the other grades keep the gain the ``gain`` "
+                   "parameter gives them (linear where the metric has none). ``None``: none "
+                   "listed.")
 PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"),
                           desc="``\"k\"``: divide by k, as trec_eval's ``P_k``; ``\"min\"``: "
                                "by min(k, n), n the rows retrieved. With ``k=None`` both "
