@@ -290,11 +290,7 @@ def ndcg(
 
     Contract: docs/semantics.md#ndcg.
 
-    Parameters
-    ----------
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-        The ideal ranking is cut at k too.
+    The ideal ranking is cut at k too.
 
     Examples
     --------

@@ -237,9 +237,6 @@ def judged(
     rel
         Grade column: a row is judged iff rel >= 0; NULL (unjudged) and negative grades
         (pooled but unjudged) are not.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-        The divisor is min(k, n).
 
     Examples
     --------
