@@ -21,16 +21,13 @@ from rankframe.metrics.expr import (
     rank_guarded,
     ratio,
     relevant,
+    relevant_hits,
     retrieved,
     share,
 )
 from rankframe.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
-
-
-def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return count(relevant(rel, threshold) & retrieved(rank, k))
 
 
 def precision_from_hits(
@@ -47,11 +44,12 @@ def precision_from_hits(
 def _precision(
     rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
 ) -> pl.Expr:
-    return precision_from_hits(_hits(rel, rank, k, threshold), count(retrieved(rank)), k, divisor)
+    hits = relevant_hits(rel, rank, k, threshold)
+    return precision_from_hits(hits, count(retrieved(rank)), k, divisor)
 
 
 def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return share(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
+    return share(relevant_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
 
 
 @validated(METRICS["precision"])
@@ -192,7 +190,7 @@ def hit_rate(
     >>> df.select(rf.hit_rate("rel", k=2), rf.hit_rate("rel", k=3)).row(0)
     (0.0, 1.0)
     """
-    hits = _hits(col(rel), col(rank), k, threshold)
+    hits = relevant_hits(col(rel), col(rank), k, threshold)
     return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
 
 
@@ -253,4 +251,4 @@ def num_rel_ret(
 
     Contract: docs/semantics.md#num_rel_ret.
     """
-    return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))
+    return relevant_hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

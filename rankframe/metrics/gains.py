@@ -35,6 +35,7 @@ from rankframe.metrics.expr import (
     ratio,
     relevant,
     retrieved,
+    running_total,
     sequential_sum,
     table_discount,
 )
@@ -87,7 +88,8 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & retrieved(rank)
-    # A per-group sort then head(k) measured faster than top_k(k) then a sort of those k.
+    # The positive gains sorted, then the first k: one sort per group (``top_k`` would
+    # select the k and sort them again); benchmarks/headline.py times the builders.
     best = gains.filter(pool).sort(descending=True)
     if k is not None and k <= FIRST_DISCOUNTS_BOUND:
         best = best.head(k)
@@ -324,11 +326,6 @@ add_rank_order_form(ndcg, _ndcg_in_rank_order)
 # every row. Sums run in rank (or ideal) order, as trec_eval adds them.
 
 
-def _in_order(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
-    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
-
-
 def _ideal(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
     """The positive linear gains of every row, best first: the ideal ranking."""
     g = gain(rel, "linear", gains)
@@ -394,7 +391,7 @@ def ndcg_rel(
     at = order.sort().filter(hit).clip(upper_bound=big_r) - 1
     terms = running.filter(hit) / ideal_at.gather(at.cast(pl.Int64))
     whole = running.last().fill_null(0.0)
-    total = _in_order(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
+    total = running_total(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
     return (pl.when((big_r > 0) & (total > 0)).then(total / big_r.cast(pl.Float64))
             .otherwise(pl.lit(0.0)).alias(label("ndcg_rel", None)))
 
@@ -442,7 +439,7 @@ def rndcg(
     terms = _dcg_at(rel_e, rank_e, gains, points) / ideal_at.filter(changes)
     runs_on = (big_p > 0) & (last > big_p + 1)
     tail = _dcg_at(rel_e, rank_e, gains, last).first() / ideal_at.last()
-    total = _in_order(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
+    total = running_total(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
     n_terms = count(changes) + runs_on.cast(pl.Int64)
     has_relevant = relevant(rel_e, threshold).any()
     return (pl.when(has_relevant & (n_terms > 0)).then(total / n_terms.cast(pl.Float64))
@@ -486,11 +483,11 @@ def ndcg_p(
     g = gain(rel_e, "linear", gains)
     # trec_eval adds g at rank 1 and g / log2(i) below it, C's log2, in rank order.
     first_free = pl.when(rank_e == 1).then(pl.lit(1.0)).otherwise(exact_log2(rank_e))
-    top = _in_order((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
+    top = running_total((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
         retrieved(rank_e))))
     best = _ideal(rel_e, gains)
     at = ordinals(best)
-    ideal = _in_order(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(exact_log2(at)))
+    ideal = running_total(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(exact_log2(at)))
     found = count(relevant(rel_e, threshold) & retrieved(rank_e))
     return (pl.when((found > 0) & (ideal > 0)).then(divide(top, ideal)).otherwise(pl.lit(0.0))
             .alias(label("ndcg_p", None)))

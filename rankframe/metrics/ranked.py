@@ -27,6 +27,7 @@ from rankframe.metrics.expr import (
     relevant,
     relevant_ranks,
     retrieved,
+    running_total,
     sequential_sum,
     share,
 )
@@ -222,11 +223,6 @@ def bpref(
 INFAP_EPSILON = 0.00001
 
 
-def _in_order(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
-    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
-
-
 @validated(METRICS["infap"])
 @rank_guarded
 def infap(
@@ -273,7 +269,7 @@ def infap(
                 / ((rel_above + nonrel_above).cast(pl.Float64) + 2 * INFAP_EPSILON))
     term = (pl.when(ranks == 1).then(pl.lit(1.0))
             .otherwise(1.0 / (j + 1.0) + (j / (j + 1.0)) * (above / j) * estimate))
-    return ratio(_in_order(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
+    return ratio(running_total(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
         label("infap", None))
 
 
@@ -355,7 +351,7 @@ def yaap(
     """
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, None)
-    total = _in_order(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
+    total = running_total(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
     big_r = count(relevant(rel_e, threshold)).cast(pl.Float64)
     return ((1.0 + total) / ((1.0 + big_r) - total)).log().alias(label("yaap", None))
 

@@ -9,12 +9,12 @@ The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal
 
 import polars as pl
 
 from rankframe.metrics.expr import (
+    GainPairs,
     IntoExpr,
     col,
     count,
@@ -27,17 +27,11 @@ from rankframe.metrics.expr import (
     rank_guarded,
     ratio,
     relevant,
+    relevant_hits,
     retrieved,
     sequential_sum,
 )
 from rankframe.registry import METRICS, validated
-
-#: A gain per grade: ``{grade: gain}``, or the (grade, gain) pairs it is checked into.
-GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
-
-
-def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return count(relevant(rel, threshold) & retrieved(rank, k))
 
 
 @validated(METRICS["relative_precision"])
@@ -71,7 +65,7 @@ def relative_precision(
     r, c = col(rel), col(rank)
     big_r = count(relevant(r, threshold))
     size = count(retrieved(c)) if k is None else pl.lit(k, dtype=pl.Int64)
-    return ratio(_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
+    return ratio(relevant_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
         label("relative_precision", k))
 
 
@@ -99,7 +93,7 @@ def set_map(
     0.1667
     """
     r, c = col(rel), col(rank)
-    hits = _hits(r, c, None, threshold)
+    hits = relevant_hits(r, c, None, threshold)
     return ratio(hits * hits, count(retrieved(c)) * count(relevant(r, threshold))).alias(
         label("set_map", None))
 
@@ -138,7 +132,7 @@ def utility(
     (-2.0, -1.0)
     """
     r, k = col(rel), col(rank)
-    hits = _hits(r, k, None, threshold)
+    hits = relevant_hits(r, k, None, threshold)
     n = count(retrieved(k))
     if empty == "placeholder":
         n = pl.max_horizontal(n, pl.lit(1, dtype=pl.Int64))
@@ -254,7 +248,7 @@ def bin_g(
         label("bin_g", None))
 
 
-def row_gains(rel: pl.Expr, gains: GainMap) -> pl.Expr:
+def row_gains(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
     """The gain of each row for G: ``pairs[rel]`` for a grade listed there, else the grade
     itself; 0.0 for NULL and negative grades."""
     grade = rel.cast(pl.Float64)
@@ -270,7 +264,7 @@ def g(
     rel: IntoExpr = "rel",
     *,
     rank: IntoExpr = "rank",
-    gains: GainMap = None,
+    gains: GainPairs = None,
 ) -> pl.Expr:
     """G, normalised gain (trec_eval ``G``): ``(1/I) * sum over retrieved positions i with
     g_i != 0 of g_i / log2(2 + C_i - S_i)``; 0 when I = 0.
