@@ -156,14 +156,8 @@ def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
 
 
 @validated(METRICS["rbo"])
-def rbo(
-    rank_a: IntoExpr = "rank_a",
-    *,
-    rank_b: IntoExpr = "rank_b",
-    p: float = 0.9,
-    depth: int | None = None,
-    extrapolated: bool = True,
-) -> pl.Expr:
+def rbo(rank_a: IntoExpr = "rank_a", *, rank_b: IntoExpr = "rank_b", p: float = 0.9,
+        depth: int | None = None, extrapolated: bool = True) -> pl.Expr:
     """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010).
 
     Contract: docs/semantics.md#rbo.

@@ -54,14 +54,8 @@ def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.
 
 @validated(METRICS["precision"])
 @rank_guarded
-def precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    divisor: PrecisionDivisor = "k",
-) -> pl.Expr:
+def precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+              threshold: float = 1, divisor: PrecisionDivisor = "k") -> pl.Expr:
     """Precision at k: relevant rows in the top k divided by k.
 
     Contract: docs/semantics.md#precision.
@@ -101,13 +95,8 @@ add_rank_order_form(precision, _precision_in_rank_order)
 
 @validated(METRICS["recall"])
 @rank_guarded
-def recall(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def recall(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+           threshold: float = 1) -> pl.Expr:
     """Recall at k: relevant rows in the top k divided by all relevant rows R.
 
     Contract: docs/semantics.md#recall.
@@ -139,15 +128,8 @@ add_rank_order_form(recall, _recall_in_rank_order)
 
 @validated(METRICS["f1"])
 @rank_guarded
-def f1(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    beta: float = 1.0,
-    recall_weight: float | None = None,
-) -> pl.Expr:
+def f1(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+       threshold: float = 1, beta: float = 1.0, recall_weight: float | None = None) -> pl.Expr:
     """F-measure at k of precision@k (P) and recall@k (R); 0 when the denominator is 0.
 
     Contract: docs/semantics.md#f1.
@@ -172,13 +154,8 @@ def f1(
 
 @validated(METRICS["hit_rate"])
 @rank_guarded
-def hit_rate(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def hit_rate(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+             threshold: float = 1) -> pl.Expr:
     """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row is in the top k, else 0.0.
 
     Contract: docs/semantics.md#hit_rate.
@@ -196,12 +173,7 @@ def hit_rate(
 
 @validated(METRICS["num_ret"])
 @rank_guarded
-def num_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def num_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Number of retrieved rows (rank not NULL), limited to the top k when k is given.
 
     Contract: docs/semantics.md#num_ret.
@@ -218,12 +190,7 @@ def num_ret(
 
 @validated(METRICS["num_rel"])
 @rank_guarded
-def num_rel(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Number of relevant rows R (rel >= threshold), retrieved or not.
 
     Contract: docs/semantics.md#num_rel.
@@ -240,13 +207,8 @@ def num_rel(
 
 @validated(METRICS["num_rel_ret"])
 @rank_guarded
-def num_rel_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_rel_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                threshold: float = 1) -> pl.Expr:
     """Number of relevant retrieved rows, limited to the top k when k is given.
 
     Contract: docs/semantics.md#num_rel_ret.

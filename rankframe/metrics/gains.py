@@ -151,13 +151,8 @@ def _summed(prefix: str, name: str, terms: pl.Expr) -> tuple[dict[str, pl.Expr],
 
 @validated(METRICS["cg"])
 @rank_guarded
-def cg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-) -> pl.Expr:
+def cg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+       gain: Gain = "linear") -> pl.Expr:
     """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
 
     Contract: docs/semantics.md#cg.
@@ -184,14 +179,8 @@ add_rank_order_form(cg, _cg_in_rank_order)
 
 @validated(METRICS["dcg"])
 @rank_guarded
-def dcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def dcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+        gain: Gain = "linear", gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
     Contract: docs/semantics.md#dcg.
@@ -225,15 +214,9 @@ add_rank_order_form(dcg, _dcg_in_rank_order)
 
 @validated(METRICS["idcg"])
 @rank_guarded
-def idcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def idcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+         gain: Gain = "linear", ideal: Ideal = "all",
+         gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Ideal DCG at k: the DCG@k of the query's positive gains sorted descending.
 
     Contract: docs/semantics.md#idcg.
@@ -279,15 +262,9 @@ add_rank_order_form(idcg, _idcg_in_rank_order)
 
 @validated(METRICS["ndcg"])
 @rank_guarded
-def ndcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+         gain: Gain = "linear", ideal: Ideal = "all",
+         gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
 
     Contract: docs/semantics.md#ndcg.
@@ -353,12 +330,8 @@ def _dcg_at(rel: pl.Expr, rank: pl.Expr, gains: GainPairs, positions: pl.Expr) -
 
 @validated(METRICS["ndcg_rel"])
 @rank_guarded
-def ndcg_rel(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank",
+             gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG averaged over the relevant rows (trec_eval ``ndcg_rel``, experimental).
 
     Contract: docs/semantics.md#ndcg_rel.
@@ -398,13 +371,8 @@ def ndcg_rel(
 
 @validated(METRICS["rndcg"])
 @rank_guarded
-def rndcg(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def rndcg(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1,
+          gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG averaged at the R-levels of the ideal ranking (trec_eval ``Rndcg``, experimental).
 
     Contract: docs/semantics.md#rndcg.
@@ -448,13 +416,8 @@ def rndcg(
 
 @validated(METRICS["ndcg_p"])
 @rank_guarded
-def ndcg_p(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg_p(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1,
+           gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG with Järvelin & Kekäläinen's first discount (trec_eval ``ndcg_p``).
 
     Contract: docs/semantics.md#ndcg_p.

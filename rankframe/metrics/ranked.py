@@ -40,13 +40,8 @@ RecallRounding = Literal["nearest", "trec_eval9"]
 
 @validated(METRICS["reciprocal_rank"])
 @rank_guarded
-def reciprocal_rank(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def reciprocal_rank(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                    threshold: float = 1) -> pl.Expr:
     """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
 
     Contract: docs/semantics.md#reciprocal_rank.
@@ -81,14 +76,8 @@ add_rank_order_form(reciprocal_rank, _reciprocal_rank_in_rank_order)
 
 @validated(METRICS["average_precision"])
 @rank_guarded
-def average_precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    divisor: APDivisor = "relevant",
-) -> pl.Expr:
+def average_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                      threshold: float = 1, divisor: APDivisor = "relevant") -> pl.Expr:
     """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
 
     Contract: docs/semantics.md#average_precision.
@@ -149,12 +138,7 @@ add_rank_order_form(average_precision, _average_precision_in_rank_order)
 
 @validated(METRICS["r_precision"])
 @rank_guarded
-def r_precision(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def r_precision(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """R-precision (trec_eval ``Rprec``): relevant rows in the top R divided by R; 0 if R = 0.
 
     Contract: docs/semantics.md#r_precision.
@@ -175,12 +159,7 @@ def r_precision(
 
 @validated(METRICS["bpref"])
 @rank_guarded
-def bpref(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def bpref(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
 
     Contract: docs/semantics.md#bpref.
@@ -225,12 +204,7 @@ INFAP_EPSILON = 0.00001
 
 @validated(METRICS["infap"])
 @rank_guarded
-def infap(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def infap(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Inferred average precision (Yilmaz & Aslam 2006, as in trec_eval ``infAP``).
 
     Contract: docs/semantics.md#infap.
@@ -288,12 +262,8 @@ _LAST = 2**62  # sorts unretrieved rows after every rank
 
 @validated(METRICS["relstring"])
 @rank_guarded
-def relstring(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    length: int | None = 10,
-) -> pl.Expr:
+def relstring(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank",
+              length: int | None = 10) -> pl.Expr:
     """The grades of the top ``length`` ranks as a string (trec_eval ``relstring``).
 
     Contract: docs/semantics.md#relstring.
@@ -328,12 +298,7 @@ def relstring(
 
 @validated(METRICS["yaap"])
 @rank_guarded
-def yaap(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def yaap(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Yet another average precision (Robertson 2012, as in trec_eval ``yaap``).
 
     Contract: docs/semantics.md#yaap.
@@ -358,14 +323,8 @@ def yaap(
 
 @validated(METRICS["iprec_at_recall"])
 @rank_guarded
-def iprec_at_recall(
-    rel: IntoExpr = "rel",
-    recall: float = 0.0,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    rounding: RecallRounding = "nearest",
-) -> pl.Expr:
+def iprec_at_recall(rel: IntoExpr = "rel", recall: float = 0.0, *, rank: IntoExpr = "rank",
+                    threshold: float = 1, rounding: RecallRounding = "nearest") -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
 
     Contract: docs/semantics.md#iprec_at_recall.
@@ -395,13 +354,8 @@ def iprec_at_recall(
 
 @validated(METRICS["r_precision_mult"])
 @rank_guarded
-def r_precision_mult(
-    rel: IntoExpr = "rel",
-    multiple: float = 1.0,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def r_precision_mult(rel: IntoExpr = "rel", multiple: float = 1.0, *, rank: IntoExpr = "rank",
+                     threshold: float = 1) -> pl.Expr:
     """Precision at a multiple of R (trec_eval ``Rprec_mult_x``): relevant rows in the top
     c divided by c, where ``c = floor(multiple * R + 0.9)``; 0 when c = 0.
 

@@ -58,15 +58,9 @@ def _expected_hits(
 
 
 @validated(METRICS["precision_ties"])
-def precision_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-    divisor: PrecisionDivisor = "k",
-) -> pl.Expr:
+def precision_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                   tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                   threshold: float = 1, divisor: PrecisionDivisor = "k") -> pl.Expr:
     """Expected precision at k over the orderings of tied rows.
 
     Contract: docs/semantics.md#precision_ties.
@@ -88,14 +82,8 @@ def precision_ties(
 
 
 @validated(METRICS["recall_ties"])
-def recall_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-) -> pl.Expr:
+def recall_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+                tie_size: IntoExpr = "tie_size", threshold: float = 1) -> pl.Expr:
     """Expected recall at k: ``(sum over groups of r * c(k) / t) / R``; R = 0 gives 0.
 
     Contract: docs/semantics.md#recall_ties.
@@ -123,14 +111,8 @@ def _expected_dcg(
 
 @validated(METRICS["dcg_ties"])
 @grade_guarded
-def dcg_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    gain: Gain = "linear",
-) -> pl.Expr:
+def dcg_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+             tie_size: IntoExpr = "tie_size", gain: Gain = "linear") -> pl.Expr:
     """Expected DCG at k: each row spreads its gain evenly over its group's positions.
 
     Contract: docs/semantics.md#dcg_ties.
@@ -151,15 +133,9 @@ def dcg_ties(
 
 @validated(METRICS["ndcg_ties"])
 @grade_guarded
-def ndcg_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-) -> pl.Expr:
+def ndcg_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+              tie_size: IntoExpr = "tie_size", gain: Gain = "linear",
+              ideal: Ideal = "all") -> pl.Expr:
     """Expected nDCG at k: ``E[DCG@k] / IDCG@k``; the ideal does not depend on ties.
 
     Contract: docs/semantics.md#ndcg_ties.
@@ -181,14 +157,9 @@ def ndcg_ties(
 
 
 @validated(METRICS["reciprocal_rank_ties"])
-def reciprocal_rank_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-) -> pl.Expr:
+def reciprocal_rank_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                         tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                         threshold: float = 1) -> pl.Expr:
     """Expected reciprocal rank at k.
 
     Contract: docs/semantics.md#reciprocal_rank_ties.
@@ -222,15 +193,9 @@ def reciprocal_rank_ties(
 
 
 @validated(METRICS["average_precision_ties"])
-def average_precision_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-    divisor: TiedAPDivisor = "relevant",
-) -> pl.Expr:
+def average_precision_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                           tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                           threshold: float = 1, divisor: TiedAPDivisor = "relevant") -> pl.Expr:
     """Expected average precision at k.
 
     Contract: docs/semantics.md#average_precision_ties.

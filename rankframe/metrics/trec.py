@@ -36,13 +36,8 @@ from rankframe.registry import METRICS, validated
 
 @validated(METRICS["relative_precision"])
 @rank_guarded
-def relative_precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def relative_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                       threshold: float = 1) -> pl.Expr:
     """Relative precision at k (trec_eval ``relative_P_k``): ``hits@k / min(k, R)``.
 
     Contract: docs/semantics.md#relative_precision.
@@ -71,12 +66,7 @@ def relative_precision(
 
 @validated(METRICS["set_map"])
 @rank_guarded
-def set_map(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def set_map(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Set MAP (trec_eval ``set_map``): set precision times set recall,
     ``hits^2 / (n R)``; 0 when n = 0 or R = 0.
 
@@ -100,18 +90,9 @@ def set_map(
 
 @validated(METRICS["utility"])
 @rank_guarded
-def utility(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    a: float = 1.0,
-    b: float = -1.0,
-    c: float = 0.0,
-    d: float = 0.0,
-    num_docs: int = 0,
-    empty: Literal["counts", "placeholder"] = "counts",
-) -> pl.Expr:
+def utility(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1, a: float = 1.0,
+            b: float = -1.0, c: float = 0.0, d: float = 0.0, num_docs: int = 0,
+            empty: Literal["counts", "placeholder"] = "counts") -> pl.Expr:
     """Set utility (trec_eval ``utility``): ``a*hits + b*(n - hits) + c*(R - hits) +
     d*(num_docs + hits - n - R)``, added left to right.
 
@@ -148,13 +129,8 @@ def utility(
 
 @validated(METRICS["num_nonrel_judged_ret"])
 @rank_guarded
-def num_nonrel_judged_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_nonrel_judged_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                          threshold: float = 1) -> pl.Expr:
     """Judged non-relevant rows retrieved (0 <= rel < threshold, with a rank <= k).
 
     Contract: docs/semantics.md#num_nonrel_judged_ret. trec_eval ``num_nonrel_judged_ret``.
@@ -178,12 +154,7 @@ def num_nonrel_judged_ret(
 
 @validated(METRICS["unjudged"])
 @rank_guarded
-def unjudged(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def unjudged(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Unjudged share of the top k (trec_eval ``unj_k``): unjudged rows (rel NULL or
     negative) with rank <= k, divided by k; ``k=None`` divides by n (0 when n = 0).
 
@@ -216,12 +187,7 @@ def unjudged(
 
 @validated(METRICS["bin_g"])
 @rank_guarded
-def bin_g(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def bin_g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Binary G (trec_eval ``binG``): ``(1/R) * sum over relevant retrieved rows of
     1 / log2(2 + m)``, m the retrieved non-relevant rows ranked above; 0 when R = 0.
 
@@ -260,12 +226,7 @@ def row_gains(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
 
 @validated(METRICS["g"])
 @rank_guarded
-def g(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    gains: GainPairs = None,
-) -> pl.Expr:
+def g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", gains: GainPairs = None) -> pl.Expr:
     """G, normalised gain (trec_eval ``G``): ``(1/I) * sum over retrieved positions i with
     g_i != 0 of g_i / log2(2 + C_i - S_i)``; 0 when I = 0.
 

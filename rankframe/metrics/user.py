@@ -63,15 +63,8 @@ def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | N
 
 @validated(METRICS["rbp"])
 @rank_guarded
-def rbp(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    p: float = 0.8,
-    threshold: float = 1,
-    graded: bool = False,
-    max_grade: float | None = None,
-) -> pl.Expr:
+def rbp(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8, threshold: float = 1,
+        graded: bool = False, max_grade: float | None = None) -> pl.Expr:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
 
     Contract: docs/semantics.md#rbp.
@@ -113,12 +106,7 @@ def rbp(
 
 @validated(METRICS["rbp_residual"])
 @rank_guarded
-def rbp_residual(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    p: float = 0.8,
-) -> pl.Expr:
+def rbp_residual(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8) -> pl.Expr:
     """The RBP residual: how much RBP could still grow if every unknown position were relevant.
 
     Contract: docs/semantics.md#rbp_residual.
@@ -168,13 +156,8 @@ def rbp_residual(
 
 @validated(METRICS["err"])
 @rank_guarded
-def err(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    max_grade: float = 4,
-) -> pl.Expr:
+def err(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+        max_grade: float = 4) -> pl.Expr:
     """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
 
     Contract: docs/semantics.md#err.
@@ -217,12 +200,7 @@ def _judged_fraction(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
 
 @validated(METRICS["judged"])
 @rank_guarded
-def judged(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def judged(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Judged fraction at k: judged rows in the top k divided by ``min(k, n)``.
 
     Contract: docs/semantics.md#judged.
