@@ -191,10 +191,6 @@ GAINS = Param("gains", "gains", None,
                    "may be 0 or negative; the other grades keep the gain the ``gain`` "
                    "parameter gives them (linear where the metric has none). ``None``: none "
                    "listed.")
-PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"),
-                          desc="``\"k\"``: divide by k, as trec_eval's ``P_k``; ``\"min\"``: "
-                               "by min(k, n), n the rows retrieved. With ``k=None`` both "
-                               "divide by n.")
 _PERSISTENCE = "Persistence, in (0, 1): the chance the reader goes on to the next rank."
 
 _GRADES_AS_RELEVANCE = (
@@ -230,6 +226,10 @@ TIED = ("rel", "tie_first", "tie_size")
 _AP_DIVISOR = ("``\"relevant\"``: divide by R, every relevant row of the query (trec_eval, "
                "ranx); ``\"min\"``: by min(R, k), the recommender MAP@k (Spark)")
 _RBP_P = Param("p", "persistence", 0.8, desc=_PERSISTENCE)
+PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"),
+                          desc="``\"k\"``: divide by k, as trec_eval's ``P_k``; ``\"min\"``: "
+                               "by min(k, n), n the rows retrieved. With ``k=None`` both "
+                               "divide by n.")
 
 _DECLARED = (
     Metric("precision", (K, THRESHOLD, PRECISION_DIVISOR), family="counts", exact=True,
