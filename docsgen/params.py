@@ -28,6 +28,8 @@ HEADING = "--   Parameters:"
 _ENTRY = "--     "
 _MORE = "--       "
 _WIDTH = 96
+#: A parameter's first line in the block (``--     k: Cutoff ...``).
+_ENTRY_LINE = re.compile(r"--     \w+: ")
 _VALIDATED = re.compile(r"""validated\(METRICS\[['"](?P<name>\w+)['"]\]\)""")
 
 
@@ -79,7 +81,8 @@ def rewritten(text: str, name: str) -> str:
     end = at
     if end < len(lines) and lines[end] == HEADING:
         end += 1
-        while end < len(lines) and lines[end].startswith(_ENTRY):
+        while end < len(lines) and (lines[end].startswith(_MORE)
+                                    or _ENTRY_LINE.match(lines[end])):
             end += 1
     return "\n".join(lines[:at] + sql_header_block(name) + lines[end:])
 

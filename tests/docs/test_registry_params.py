@@ -166,3 +166,14 @@ def test_the_builders_list_is_the_registry() -> None:
                 if isinstance(node, ast.ImportFrom) and node.module
                 and node.module.startswith("rankframe.metrics.") for alias in node.names}
     assert imported == {name: getattr(metrics, name).__module__ for name in METRICS}
+
+
+def test_header_text_after_the_block_is_kept() -> None:
+    text = ("-- rf_precision(rel, rank, k := NULL) -> DOUBLE\n"
+            "--   Contract: docs/semantics.md#precision.\n"
+            "--     (1 - p) * sum over the rows: a formula indented like an entry\n\nSELECT 1;\n")
+    once = params.rewritten(text, "precision")
+    assert params.rewritten(once, "precision") == once
+    assert once.endswith("--     (1 - p) * sum over the rows: a formula indented like an entry"
+                         "\n\nSELECT 1;\n")
+    assert "\n".join(params.sql_header_block("precision")) in once
