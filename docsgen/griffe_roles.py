@@ -1,6 +1,8 @@
 """A griffe extension (``extensions:`` of mkdocstrings in ``mkdocs.yml``): the API
-reference's docstrings as :func:`docsgen.docstrings.to_markdown` makes them, and the
-defaults of parameters documented together shown right.
+reference's docstrings as :func:`docsgen.docstrings.to_markdown` makes them, the metric
+builders' ``Parameters`` sections completed from the registry
+(:func:`docsgen.params.complete_docstring`, as ``help()`` shows them), and the defaults of
+parameters documented together shown right.
 
 numpydoc lets one entry document several parameters (``system, k, value``); griffe gives
 each of them the first one's default. Here each gets its own, from the signature.
@@ -19,6 +21,7 @@ if str(ROOT) not in sys.path:  # mkdocstrings loads this file by path
     sys.path.insert(0, str(ROOT))
 
 from docsgen.docstrings import to_markdown  # noqa: E402
+from docsgen.params import complete_docstring  # noqa: E402
 
 #: The metric contract seen from the API reference page (``api.md``, beside it).
 CONTRACT_URL = "semantics.md"
@@ -78,6 +81,7 @@ class SphinxRoles(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader,
                    **kwargs: Any) -> None:
         for obj in _walk(pkg):
+            complete_docstring(obj)
             if obj.docstring is not None:
                 obj.docstring.value = to_markdown(obj.docstring.value,
                                                   _resolver(obj, loader), CONTRACT_URL)

@@ -53,14 +53,15 @@ def _default(param: Param) -> str:
     return f"`{param.default!r}`"
 
 
-def _params(metric: Metric) -> str:
-    if not metric.params:
-        return "none"
+def _params(metric: Metric) -> list[str]:
+    """The parameters as a nested list: kind, choices, default and what each does
+    (``Param.desc``, the prose of the builders' docstrings and the .sql headers)."""
     out = []
     for p in metric.params:
         choices = f", one of {', '.join(f'`{c}`' for c in p.choices)}" if p.choices else ""
-        out.append(f"`{p.name}` ({p.kind}{choices}): {_default(p)}")
-    return "; ".join(out)
+        desc = to_markdown(p.desc, lambda _: None, "semantics.md").replace("``", "`")
+        out.append(f"    - `{p.name}` ({p.kind}{choices}): {_default(p)}. {desc}")
+    return out
 
 
 def measure_strings() -> dict[str, list[str]]:
@@ -126,7 +127,8 @@ def page() -> str:
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "
                      f"columns read: {', '.join(f'`{c}`' for c in metric.columns)}; "
                      f"summarised by the {metric.aggregate}.")
-        lines.append(f"- **Parameters**: {_params(metric)}.")
+        lines.append("- **Parameters**:" + ("" if metric.params else " none."))
+        lines += _params(metric)
         lines.append("- **Measure strings**: "
                      + (", ".join(f"`{s}`" for s in strings.get(name, []))
                         or "none (an expression and a macro only)") + ".")

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from rankframe import validation
+from rankframe.docsections import complete_parameters
+from rankframe.validation import check as check_value
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
@@ -51,6 +52,10 @@ class Param:
     kind: ParamKind
     default: Any = REQUIRED
     choices: tuple[str, ...] = ()
+    #: What the parameter does, written once for every metric and face that takes it: the
+    #: builders' ``Parameters`` sections, the ``.sql`` headers' parameter lines and the
+    #: measure reference are made from it. Values in ``double backticks`` as in Python.
+    desc: str = field(default="", compare=False)
 
     @property
     def required(self) -> bool:
@@ -59,8 +64,8 @@ class Param:
     def check(self, func: str, value: object) -> Any:
         """``value`` checked against this parameter's kind (see :mod:`rankframe.validation`)
         and converted; None is allowed where the default is None. Errors name ``func``."""
-        return validation.check(func, self.name, self.kind, value, choices=self.choices,
-                                optional=self.default is None)
+        return check_value(func, self.name, self.kind, value, choices=self.choices,
+                           optional=self.default is None)
 
 
 def _never(values: Mapping[str, Any]) -> bool:
@@ -145,58 +150,145 @@ class Metric:
             raise TypeError(f"{self.name}: missing required argument {missing[0]!r}")
         return {p.name: p.check(self.name, values.get(p.name, p.default)) for p in self.params}
 
+    def described(self) -> dict[tuple[str, ...], str]:
+        """The shared description of each parameter and data column (columns that go together
+        as one entry): what a builder's ``Parameters`` section says unless the builder says
+        otherwise. ``rel`` is described for metrics of relevance (``threshold``) or of gains
+        (``gain``); what the other metrics read in it is theirs to say."""
+        out: dict[tuple[str, ...], str] = {(p.name,): p.desc for p in self.params}
+        if GAIN in self.params:
+            out[("rel",)] = _GRADES_AS_GAINS
+        elif THRESHOLD in self.params:
+            out[("rel",)] = _GRADES_AS_RELEVANCE
+        out.update({names: desc for names, desc in COLUMNS.items()
+                    if set(names) <= set(self.columns)})
+        return out
+
     def reads_positive_rows_only(self, values: Mapping[str, Any]) -> bool:
         """``positive_rows`` for these values (defaults filled in)."""
         full = {p.name: values.get(p.name, p.default) for p in self.params}
         return self.positive_rows(full)
 
 
-K = Param("k", "cutoff")
-THRESHOLD = Param("threshold", "threshold", 1)
-GAIN = Param("gain", "choice", "linear", ("linear", "exponential"))
-IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"))
+K = Param("k", "cutoff", desc="Cutoff: only rows with ``rank <= k`` count. ``None`` (the "
+          "default): the whole list.")
+THRESHOLD = Param("threshold", "threshold", 1,
+                  desc="Relevance level: a row is relevant iff ``rel >= threshold`` (trec_eval "
+                       "``-l``).")
+GAIN = Param("gain", "choice", "linear", ("linear", "exponential"),
+             desc="``\"linear\"``: g = rel, as trec_eval and Järvelin & Kekäläinen; "
+                  "``\"exponential\"``: g = 2^rel - 1, as Burges et al. The relevance "
+                  "``threshold`` does not apply to gains.")
+IDEAL = Param("ideal", "choice", "all", ("all", "retrieved"),
+              desc="``\"all\"``: the ideal ranking sorts the positive gains of every row of "
+                   "the query, retrieved or not (trec_eval); ``\"retrieved\"``: of the "
+                   "retrieved rows only.")
 #: trec_eval's gain per grade (``-m ndcg.1=3,2=9``): (grade, gain) pairs; other grades keep
 #: the gain of ``gain``. Checked as a mapping, converted to pairs in grade order.
-GAINS = Param("gains", "gains", None)
-PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"))
+GAINS = Param("gains", "gains", None,
+              desc="A gain per grade, ``{grade: gain}`` (trec_eval's ``ndcg.1=3,2=9``): a "
+                   "listed grade (an integer >= 0, grade 0 too) gains the number given, which "
+                   "may be 0 or negative; the other grades keep the gain the ``gain`` "
+                   "parameter gives them (linear where the metric has none). ``None``: none "
+                   "listed.")
+_PERSISTENCE = "Persistence, in (0, 1): the chance the reader goes on to the next rank."
+
+_GRADES_AS_RELEVANCE = (
+    "Grade column (a name or an expression). NULL: retrieved but unjudged, so not relevant; "
+    "a negative grade: pooled but unjudged, not relevant and left out of R. A row is "
+    "relevant iff ``rel >= threshold``.")
+_GRADES_AS_GAINS = (
+    "Grade column (a name or an expression), turned into gains by ``gain``. NULL (unjudged) "
+    "and grades <= 0 (non-relevant, or negative: pooled but unjudged) give gain 0, in the "
+    "list and in the ideal ranking.")
+#: The data columns' descriptions (columns that go together as one entry), for the
+#: builders' ``Parameters`` sections; ``rel`` depends on the metric (:meth:`Metric.described`).
+COLUMNS: dict[tuple[str, ...], str] = {
+    ("rank",): "Rank column (a name or an expression): 1 is the top, unique within a query; "
+               "NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by "
+               "one. :func:`rankframe.evaluate` checks the whole table first.",
+    ("tie_first", "tie_size"): "The tie-group columns of ``rf.judge(..., ties=\"average\")``: "
+                               "the first position of each retrieved row's group of tied "
+                               "scores and the group's size (NULL for unretrieved rows).",
+    ("x", "y"): "The two paired columns (names or expressions), e.g. two systems' scores for "
+                "the same documents, or rank and grade. Rows where either is NULL or NaN are "
+                "dropped.",
+    ("rank_a", "rank_b"): "The rank of each document in ranking A and in ranking B (names or "
+                          "expressions), one row per document of either; NULL: absent from "
+                          "that ranking.",
+}
 
 # Columns read by the metrics beyond (rel, rank).
 PAIRED = ("x", "y")
 RANKINGS = ("rank_a", "rank_b")
 TIED = ("rel", "tie_first", "tie_size")
 
+_AP_DIVISOR = ("``\"relevant\"``: divide by R, every relevant row of the query (trec_eval, "
+               "ranx); ``\"min\"``: by min(R, k), the recommender MAP@k (Spark)")
+_RBP_P = Param("p", "persistence", 0.8, desc=_PERSISTENCE)
+PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"),
+                          desc="``\"k\"``: divide by k, as trec_eval's ``P_k``; ``\"min\"``: "
+                               "by min(k, n), n the rows retrieved. With ``k=None`` both "
+                               "divide by n.")
+
 _DECLARED = (
     Metric("precision", (K, THRESHOLD, PRECISION_DIVISOR), family="counts", exact=True,
            positive_rows=_at_cutoff),
     Metric("recall", (K, THRESHOLD), family="counts", exact=True, positive_rows=_always),
-    Metric("f1", (K, THRESHOLD, Param("beta", "weight", 1.0),
-                  Param("recall_weight", "weight", None)),
+    Metric("f1", (K, THRESHOLD,
+                  Param("beta", "weight", 1.0,
+                        desc="Recall is weighted w = beta^2 times; 1 is F1."),
+                  Param("recall_weight", "weight", None,
+                        desc="w itself, overriding ``beta``; trec_eval's ``set_F.x`` is "
+                             "``recall_weight=x``. ``None``: use ``beta``.")),
            family="counts", exact=True, positive_rows=_at_cutoff),
     Metric("hit_rate", (K, THRESHOLD), family="counts", exact=True, positive_rows=_always),
     Metric("relative_precision", (K, THRESHOLD), family="trec", exact=True),
     Metric("set_map", (THRESHOLD,), family="trec", exact=True),
-    Metric("utility", (THRESHOLD, Param("a", "coefficient", 1.0), Param("b", "coefficient", -1.0),
-                       Param("c", "coefficient", 0.0), Param("d", "coefficient", 0.0),
-                       Param("num_docs", "count", 0),
-                       Param("empty", "choice", "counts", ("counts", "placeholder"))),
+    Metric("utility", (THRESHOLD,
+                       *(Param(name, "coefficient", default, desc=f"The weight of {cell} "
+                               "documents (any finite number).")
+                         for name, default, cell in (
+                             ("a", 1.0, "relevant retrieved"),
+                             ("b", -1.0, "non-relevant retrieved"),
+                             ("c", 0.0, "relevant not retrieved"),
+                             ("d", 0.0, "non-relevant not retrieved"))),
+                       Param("num_docs", "count", 0,
+                             desc="Documents in the collection (trec_eval ``-N``), for the "
+                                  "last cell."),
+                       Param("empty", "choice", "counts", ("counts", "placeholder"),
+                             desc="A query with nothing retrieved: ``\"counts\"`` applies the "
+                                  "formula with n = 0; ``\"placeholder\"`` scores it as if one "
+                                  "unjudged document were retrieved (n = 1), as trec_eval 10 "
+                                  "does under ``-c`` for ``utility`` with parameters.")),
            family="trec", exact=True),
     Metric("reciprocal_rank", (K, THRESHOLD), family="ranked", exact=True,
            positive_rows=_always),
     Metric("average_precision",
-           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"))),
+           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min", "found"),
+                                desc=_AP_DIVISOR + "; ``\"found\"``: by the relevant rows "
+                                     "found in the top k.")),
            family="ranked", exact=True, positive_rows=_always),
     Metric("r_precision", (THRESHOLD,), family="ranked", exact=True, positive_rows=_always),
     Metric("bpref", (THRESHOLD,), family="ranked", exact=True),
     Metric("infap", (THRESHOLD,), family="ranked", exact=True),
-    Metric("relstring", (Param("length", "cutoff", 10),), family="ranked", exact=True,
-           is_string=True),
+    Metric("relstring", (Param("length", "cutoff", 10,
+                               desc="How many positions to show (trec_eval's "
+                                    "``relstring.20``); ``None``: every position up to the "
+                                    "last rank."),),
+           family="ranked", exact=True, is_string=True),
     Metric("yaap", (THRESHOLD,), family="ranked", exact=True, positive_rows=_always),
     Metric("iprec_at_recall",
-           (Param("recall", "recall_level"), THRESHOLD,
-            Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"))),
+           (Param("recall", "recall_level", desc="The recall level x, in [0, 1]."), THRESHOLD,
+            Param("rounding", "choice", "nearest", ("nearest", "trec_eval9"),
+                  desc="``\"nearest\"``: c = round(x * R) relevant rows, trec_eval 10; "
+                       "``\"trec_eval9\"``: c = floor(x * R + 0.9), trec_eval 9.x and "
+                       "pytrec_eval.")),
            family="ranked", exact=True, positive_rows=_always),
-    Metric("r_precision_mult", (Param("multiple", "weight"), THRESHOLD), family="ranked",
-           exact=True, positive_rows=_always),
+    Metric("r_precision_mult",
+           (Param("multiple", "weight", desc="The multiple x of R, a finite number > 0 "
+                  "(trec_eval's defaults: 0.2, 0.4, ..., 2.0)."), THRESHOLD),
+           family="ranked", exact=True, positive_rows=_always),
     Metric("cg", (K, GAIN), family="gains", exact=True, positive_rows=_always),
     Metric("dcg", (K, GAIN, GAINS), family="gains", exact=True, positive_rows=_no_gain_at_zero),
     Metric("idcg", (K, GAIN, IDEAL, GAINS), family="gains", exact=True,
@@ -217,20 +309,36 @@ _DECLARED = (
     Metric("num_nonrel_judged_ret", (K, THRESHOLD), family="trec", exact=True, aggregate="sum",
            is_count=True),
     # User models.
-    Metric("rbp", (Param("p", "persistence", 0.8), THRESHOLD, Param("graded", "flag", False),
-                   Param("max_grade", "grade", None)),
+    Metric("rbp", (_RBP_P, THRESHOLD,
+                   Param("graded", "flag", False,
+                         desc="``False``: binary gains, 1 for a relevant row; ``True``: graded "
+                              "gains (``threshold`` is not read)."),
+                   Param("max_grade", "grade", None,
+                         desc="Graded mode: the grade of gain 1; ``None``: the query's "
+                              "highest grade, retrieved or not.")),
            family="user", exact=True, positive_rows=_always),
-    Metric("rbp_residual", (Param("p", "persistence", 0.8),), family="user", exact=True),
-    Metric("err", (K, Param("max_grade", "grade", 4)), family="user", positive_rows=_always),
+    Metric("rbp_residual", (_RBP_P,), family="user", exact=True),
+    Metric("err", (K, Param("max_grade", "grade", 4,
+                            desc="The highest grade: the stopping probability is (2^g - 1) / "
+                                 "2^max_grade; 4 as in the TREC Web track.")),
+           family="user", positive_rows=_always),
     Metric("judged", (K,), family="user", exact=True),
     Metric("unjudged", (K,), family="trec", exact=True),
     # Rank correlation and overlap.
     Metric("kendall_tau", (), family="correlation", columns=PAIRED),
-    Metric("kendall_distance", (Param("penalty", "penalty", 0.0),), family="correlation",
-           columns=PAIRED),
+    Metric("kendall_distance",
+           (Param("penalty", "penalty", 0.0,
+                  desc="The weight of a pair tied in exactly one column, in [0, 1]: 0 counts "
+                       "strict inversions only, 0.5 is Fagin et al.'s neutral choice."),),
+           family="correlation", columns=PAIRED),
     Metric("spearman_rho", (), family="correlation", columns=PAIRED),
-    Metric("rbo", (Param("p", "persistence", 0.9), Param("depth", "cutoff", None),
-                   Param("extrapolated", "flag", True)), family="overlap", columns=RANKINGS),
+    Metric("rbo", (Param("p", "persistence", 0.9, desc=_PERSISTENCE),
+                   Param("depth", "cutoff", None,
+                         desc="Keep only ranks <= depth of both rankings; ``None``: all."),
+                   Param("extrapolated", "flag", True,
+                         desc="``True``: RBO_ext, eq. 32 of Webber et al.; ``False``: the "
+                              "lower bound RBO_min, eq. 11.")),
+           family="overlap", columns=RANKINGS),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
     Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),
@@ -238,7 +346,8 @@ _DECLARED = (
     Metric("ndcg_ties", (K, GAIN, IDEAL), family="ties", columns=TIED),
     Metric("reciprocal_rank_ties", (K, THRESHOLD), family="ties", columns=TIED),
     Metric("average_precision_ties",
-           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min"))),
+           (K, THRESHOLD, Param("divisor", "choice", "relevant", ("relevant", "min"),
+                                desc=_AP_DIVISOR + ".")),
            family="ties", columns=TIED),
 )
 
@@ -268,7 +377,9 @@ def get(name: str) -> Metric:
 def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate the builder of ``metric`` in any face (same name, the registry's calling
     convention): each call checks the metric's parameters with ``metric.validate`` and runs
-    the builder with the checked values. Name, signature and docstring stay the builder's."""
+    the builder with the checked values. Name and signature stay the builder's; its
+    docstring's ``Parameters`` section is completed from the registry's descriptions
+    (:meth:`Metric.described`), so the builder documents only what is its own."""
 
     def decorate(builder: Callable[P, R]) -> Callable[P, R]:
         signature = inspect.signature(builder)
@@ -287,6 +398,14 @@ def validated(metric: Metric) -> Callable[[Callable[P, R]], Callable[P, R]]:
             bound.arguments.update(metric.validate({n: bound.arguments[n] for n in names}))
             return builder(*bound.args, **bound.kwargs)
 
+        checked.__doc__ = document(metric, builder.__doc__ or "", list(signature.parameters))
         return checked
 
     return decorate
+
+
+def document(metric: Metric, doc: str, parameters: Sequence[str]) -> str:
+    """The docstring ``doc`` of a builder of ``metric`` taking ``parameters``, with its
+    ``Parameters`` section completed from :meth:`Metric.described`
+    (:func:`rankframe.docsections.complete_parameters`)."""
+    return complete_parameters(doc, parameters, metric.described())

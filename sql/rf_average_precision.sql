@@ -1,5 +1,11 @@
 -- rf_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') -> DOUBLE
 --   Contract: docs/semantics.md#average_precision.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     divisor: 'relevant': divide by R, every relevant row of the query (trec_eval, ranx);
+--       'min': by min(R, k), the recommender MAP@k (Spark); 'found': by the relevant rows found
+--       in the top k.
 --   (sum over relevant ranks r_j <= k of j / r_j) / D, where r_j is the rank of the j-th
 --   relevant retrieved row and D is
 --     'relevant': R, all relevant rows of the query (trec_eval map / map_cut_k, ranx);

@@ -1,6 +1,10 @@
 -- rf_average_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1,
 --   Contract: docs/semantics.md#average_precision_ties.
---                           divisor := 'relevant') -> DOUBLE
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     divisor: 'relevant': divide by R, every relevant row of the query (trec_eval, ranx);
+--       'min': by min(R, k), the recommender MAP@k (Spark).
 --   Expected average precision at k over every ordering of tied rows (McSherry & Najork
 --   2008). A relevant row of a group (first position f, size t, r relevant, h relevant
 --   rows in earlier groups) is at offset j = 1..t with chance 1/t, where the expected

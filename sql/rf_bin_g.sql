@@ -1,5 +1,7 @@
 -- rf_bin_g(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#bin_g.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Binary G: (1/R) * sum over relevant retrieved rows of 1 / log2(2 + m), m = retrieved
 --   non-relevant rows (unjudged included) ranked above; terms added in rank order. R = 0 -> 0.
 --   Implementation: the relevance flags of the retrieved rows in rank order; the j-th

@@ -1,5 +1,7 @@
 -- rf_bpref(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#bpref.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Binary preference (Buckley & Voorhees 2004; trec_eval bpref):
 --     (1/R) * sum over retrieved relevant r of (1 - min(nr, R) / min(N, R)),
 --   nr = judged non-relevant rows (0 <= rel < threshold) ranked above r, N = judged

@@ -1,5 +1,9 @@
 -- rf_cg(rel, rank, k := NULL, gain := 'linear') -> DOUBLE
 --   Contract: docs/semantics.md#cg.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
 --   Cumulative gain: sum of g(rel) over rows with rank <= k.
 --   gain 'linear': g = rel; 'exponential': g = 2^rel - 1; NULL or rel <= 0 gives 0.
 --   Example (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):

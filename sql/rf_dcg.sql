@@ -1,9 +1,15 @@
 -- rf_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#dcg.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   Discounted cumulative gain: sum over rank i <= k of g(rel_i) / log2(i + 1).
---   gain 'linear' (trec_eval ndcg) or 'exponential' (2^rel - 1). trec_eval: dcg (k NULL).
---   gains: a MAP of a gain per grade (trec_eval's dcg.1=3,2=9): a listed grade (integer
---   >= 0, 0 too) gains the number given, the other grades keep the gain of `gain`.
+--   trec_eval: dcg (k NULL).
 --   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1):
 --     SELECT round(rf_dcg(rel, rank, 2), 4), round(rf_dcg(rel, rank, 5), 4),
 --            round(rf_dcg(rel, rank, 5, gain := 'exponential'), 4)

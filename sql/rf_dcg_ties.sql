@@ -1,5 +1,9 @@
 -- rf_dcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear') -> DOUBLE
 --   Contract: docs/semantics.md#dcg_ties.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
 --   Expected DCG at k over every ordering of tied rows (McSherry & Najork 2008): each
 --   retrieved row contributes g(rel) / tie_size * sum over its group's positions
 --   i <= k of 1 / log2(i + 1). gain 'linear' or 'exponential' as in rf_dcg.

@@ -1,5 +1,9 @@
 -- rf_err(rel, rank, k := NULL, max_grade := 4) -> DOUBLE
 --   Contract: docs/semantics.md#err.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     max_grade: The highest grade: the stopping probability is (2^g - 1) / 2^max_grade; 4 as
+--       in the TREC Web track.
 --   Expected reciprocal rank (Chapelle et al. 2009) over retrieved rows with rank <= k:
 --     sum over i of (1 / i) * R_i * prod over j < i of (1 - R_j),  R = (2^g - 1) / 2^max_grade,
 --   g = rel clipped to [0, max_grade]; NULL and negative grades give R = 0. max_grade 4 is

@@ -1,5 +1,11 @@
 -- rf_f1(rel, rank, k := NULL, threshold := 1, beta := 1, recall_weight := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#f1.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     beta: Recall is weighted w = beta^2 times; 1 is F1.
+--     recall_weight: w itself, overriding beta; trec_eval's set_F.x is recall_weight := x.
+--       NULL: use beta.
 --   F-measure at k of rf_precision (P) and rf_recall (R): (1 + w) P R / (w P + R), recall
 --   weighted w = beta^2 times, or w = recall_weight exactly when that is given (it overrides
 --   beta); 0 when the denominator is 0. beta = 1 is F1.

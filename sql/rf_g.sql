@@ -1,5 +1,10 @@
 -- rf_g(rel, rank, gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#g.
+--   Parameters:
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   G, normalised gain: (1/I) * sum over retrieved positions i with g_i <> 0 of
 --   g_i / log2((2 + C_i) - S_i). g_i = the gain of the row at position i (gains: a MAP of
 --   a gain per grade; other grades gain their own value, NULL and negative grades 0);

@@ -1,5 +1,8 @@
 -- rf_hit_rate(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#hit_rate.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   1.0 if any relevant row has rank <= k, else 0.0. trec_eval: success_k.
 --   Example (unjudged rows, rel NULL, at ranks 1 and 2; the first relevant row at rank 3):
 --     SELECT rf_hit_rate(rel, rank, 2), rf_hit_rate(rel, rank, 3)

@@ -1,10 +1,18 @@
 -- rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#idcg.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
+--     ideal: 'all': the ideal ranking sorts the positive gains of every row of the query,
+--       retrieved or not (trec_eval); 'retrieved': of the retrieved rows only.
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   Ideal DCG at k: DCG of the query's positive gains sorted descending, built from
 --   every row of the query (ideal 'all', trec_eval) or from retrieved rows only
---   (ideal 'retrieved'). trec_eval: ideal_dcg (k NULL). gains: a MAP of a gain per grade
---   (trec_eval's ideal_dcg.1=3,2=9): a listed grade (integer >= 0, 0 too) gains the number
---   given, the other grades keep the gain of `gain`.
+--   (ideal 'retrieved'). trec_eval: ideal_dcg (k NULL).
 --   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1, an unretrieved 3):
 --     SELECT round(rf_idcg(rel, rank, 5), 4), round(rf_idcg(rel, rank, 5, ideal := 'retrieved'), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 3)) t(rank, rel);

@@ -1,5 +1,7 @@
 -- rf_infap(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#infap.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Inferred AP (Yilmaz & Aslam 2006; trec_eval infAP): for the relevant retrieved row at
 --   rank r > 1 with a relevant, b judged non-relevant and u pooled-but-unjudged (rel < 0)
 --   rows above it, j = r - 1, e = 0.00001:

@@ -1,5 +1,10 @@
 -- rf_iprec_at_recall(rel, rank, recall, threshold := 1, rounding := 'nearest') -> DOUBLE
 --   Contract: docs/semantics.md#iprec_at_recall.
+--   Parameters:
+--     recall: The recall level x, in [0, 1].
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     rounding: 'nearest': c = round(x * R) relevant rows, trec_eval 10; 'trec_eval9':
+--       c = floor(x * R + 0.9), trec_eval 9.x and pytrec_eval.
 --   Interpolated precision at a recall level in [0, 1] (trec_eval iprec_at_recall_x):
 --   the highest precision j / r_j over relevant ranks j >= c, where c relevant rows make
 --   up the recall level: c = floor(recall * R + 0.5) ('nearest', trec_eval 10) or

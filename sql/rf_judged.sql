@@ -1,5 +1,7 @@
 -- rf_judged(rel, rank, k := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#judged.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
 --   Judged rows (rel >= 0; NULL and negative grades are unjudged) with rank <= k, divided
 --   by min(k, n), n = rows with a rank; k NULL divides by n. Nothing retrieved -> 0.
 --   Example (docs/semantics.md#worked-examples: judged at ranks 1, 3, 4, 6; NULL and -1 are not):

@@ -1,5 +1,8 @@
 -- rf_kendall_distance(x, y, penalty := 0) -> DOUBLE
 --   Contract: docs/semantics.md#kendall_distance.
+--   Parameters:
+--     penalty: The weight of a pair tied in exactly one column, in [0, 1]: 0 counts strict
+--       inversions only, 0.5 is Fagin et al.'s neutral choice.
 --   Normalised Kendall distance: (D + penalty * T) / (n(n - 1)/2), D = discordant pairs,
 --   T = pairs tied in exactly one column (Fagin et al. 2004, K^(p)); pairs tied in both
 --   never count. penalty 0 (default) counts strict inversions only: without ties this is

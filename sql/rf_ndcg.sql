@@ -1,9 +1,17 @@
 -- rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#ndcg.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
+--     ideal: 'all': the ideal ranking sorts the positive gains of every row of the query,
+--       retrieved or not (trec_eval); 'retrieved': of the retrieved rows only.
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   Normalised DCG at k: rf_dcg / rf_idcg, 0 when the ideal DCG is 0.
---   trec_eval: ndcg (k NULL), ndcg_cut_k. gains: a MAP of a gain per grade (trec_eval's
---   ndcg.1=3,2=9): a listed grade (integer >= 0, 0 too) gains the number given, the other
---   grades keep the gain of `gain`.
+--   trec_eval: ndcg (k NULL), ndcg_cut_k.
 --   Examples (docs/semantics.md#worked-examples: grades 3, 2, 3, 0, 1; then an unretrieved 3):
 --     SELECT round(rf_ndcg(rel, rank, 5), 4)
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);

@@ -1,5 +1,11 @@
 -- rf_ndcg_p(rel, rank, threshold := 1, gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#ndcg_p.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   nDCG with Jarvelin & Kekalainen's first discount (trec_eval ndcg_p): rank 1 is not
 --   discounted, rank i > 1 is divided by log2(i); the ideal ranking sorts every row's
 --   positive gain. Linear gains, or the gain a MAP `gains` gives a grade (ndcg_p.1=3,2=9).

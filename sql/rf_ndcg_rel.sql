@@ -1,5 +1,10 @@
 -- rf_ndcg_rel(rel, rank, gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#ndcg_rel.
+--   Parameters:
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   nDCG averaged over the rows with a positive gain (trec_eval ndcg_rel, experimental):
 --     (1/Rg) * (sum over retrieved rows r with g > 0 of DCG@r / IDCG@min(r, Rg)
 --               + (Rg - found) * DCG / IDCG),

@@ -1,5 +1,11 @@
 -- rf_ndcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear', ideal := 'all') -> DOUBLE
 --   Contract: docs/semantics.md#ndcg_ties.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     gain: 'linear': g = rel, as trec_eval and Järvelin & Kekäläinen; 'exponential':
+--       g = 2^rel - 1, as Burges et al. The relevance threshold does not apply to gains.
+--     ideal: 'all': the ideal ranking sorts the positive gains of every row of the query,
+--       retrieved or not (trec_eval); 'retrieved': of the retrieved rows only.
 --   Expected nDCG at k over every ordering of tied rows: rf_dcg_ties / ideal DCG (the
 --   ideal does not depend on ties; ideal 'retrieved' keeps rows with a tie group).
 --   Ideal DCG = 0 -> 0.

@@ -1,5 +1,7 @@
 -- rf_num_rel(rel, rank, threshold := 1) -> BIGINT
 --   Contract: docs/semantics.md#num_rel.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Relevant rows R of the query (rel >= threshold), retrieved or not.
 --   rank is not read (uniform signature). trec_eval: num_rel.
 --   Example (docs/semantics.md#worked-examples: the unretrieved grade 1 counts, NULL and -1 never):

@@ -1,5 +1,8 @@
 -- rf_num_rel_ret(rel, rank, k := NULL, threshold := 1) -> BIGINT
 --   Contract: docs/semantics.md#num_rel_ret.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Relevant rows with a rank, only those with rank <= k when k is given.
 --   trec_eval: num_rel_ret.
 --   Example (docs/semantics.md#worked-examples):

@@ -1,5 +1,7 @@
 -- rf_num_ret(rel, rank, k := NULL) -> BIGINT
 --   Contract: docs/semantics.md#num_ret.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
 --   Rows with a rank (retrieved), only those with rank <= k when k is given.
 --   rel is not read (uniform signature). trec_eval: num_ret.
 --   Example (docs/semantics.md#worked-examples: two rows judged but not retrieved, rank NULL):

@@ -1,7 +1,11 @@
 -- rf_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') -> DOUBLE
 --   Contract: docs/semantics.md#precision.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     divisor: 'k': divide by k, as trec_eval's P_k; 'min': by min(k, n), n the rows retrieved.
+--       With k := NULL both divide by n.
 --   Precision at k: relevant rows (rel >= threshold) with rank <= k, divided by k.
---   divisor := 'min' divides by min(k, n) instead (n = rows with a rank).
 --   k NULL: set precision, relevant retrieved / n. Nothing retrieved -> 0.
 --   trec_eval: P_k (k given), set_P (k NULL).
 --   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 3, 5):

@@ -1,5 +1,10 @@
 -- rf_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1, divisor := 'k') -> DOUBLE
 --   Contract: docs/semantics.md#precision_ties.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     divisor: 'k': divide by k, as trec_eval's P_k; 'min': by min(k, n), n the rows retrieved.
+--       With k := NULL both divide by n.
 --   Expected precision at k over every ordering of tied rows (McSherry & Najork 2008).
 --   A tie group occupies positions tie_first .. tie_first + tie_size - 1 (NULL = not
 --   retrieved); each of its rows is in the top k with chance c(k) / tie_size, c(k) its

@@ -1,5 +1,7 @@
 -- rf_r_precision(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#r_precision.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Relevant rows with rank <= R divided by R (R = relevant rows of the query).
 --   R = 0 -> 0. trec_eval: Rprec.
 --   Example (docs/semantics.md#worked-examples: R = 4 counts the unretrieved grade 1):

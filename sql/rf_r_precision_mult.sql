@@ -1,5 +1,9 @@
 -- rf_r_precision_mult(rel, rank, multiple, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#r_precision_mult.
+--   Parameters:
+--     multiple: The multiple x of R, a finite number > 0 (trec_eval's defaults: 0.2, 0.4, ...,
+--       2.0).
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Precision at a multiple x of R (trec_eval Rprec_mult_x): relevant rows with rank <= c
 --   divided by c, c = floor(x * R + 0.9) computed in DOUBLE (as trec_eval does; a DECIMAL
 --   0.9 would round differently); 0 when c = 0. Ranks beyond those retrieved count as

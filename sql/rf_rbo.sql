@@ -1,5 +1,10 @@
 -- rf_rbo(rank_a, rank_b, p := 0.9, depth := NULL, extrapolated := true) -> DOUBLE
 --   Contract: docs/semantics.md#rbo.
+--   Parameters:
+--     p: Persistence, in (0, 1): the chance the reader goes on to the next rank.
+--     depth: Keep only ranks <= depth of both rankings; NULL: all.
+--     extrapolated: true: RBO_ext, eq. 32 of Webber et al.; false: the lower bound RBO_min, eq.
+--       11.
 --   Rank-biased overlap (Webber, Moffat & Zobel 2010) of rankings A and B, one row per
 --   document of either: rank_a / rank_b its rank in A / B, NULL where absent. depth keeps
 --   ranks <= depth. A list's length is its deepest rank (a gap holds a document in

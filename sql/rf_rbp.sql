@@ -1,5 +1,12 @@
 -- rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false, max_grade := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#rbp.
+--   Parameters:
+--     p: Persistence, in (0, 1): the chance the reader goes on to the next rank.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     graded: false: binary gains, 1 for a relevant row; true: graded gains (threshold is not
+--       read).
+--     max_grade: Graded mode: the grade of gain 1; NULL: the query's highest grade, retrieved
+--       or not.
 --   Rank-biased precision (Moffat & Zobel 2008):
 --     (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1).
 --   Binary (graded false): g = 1 if rel >= threshold else 0.

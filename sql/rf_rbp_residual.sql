@@ -1,5 +1,7 @@
 -- rf_rbp_residual(rel, rank, p := 0.8) -> DOUBLE
 --   Contract: docs/semantics.md#rbp_residual.
+--   Parameters:
+--     p: Persistence, in (0, 1): the chance the reader goes on to the next rank.
 --   The RBP residual: (1 - p) * sum over unknown positions i <= d of p^(i - 1) + p^d, d the
 --   deepest rank, a position unknown when its row is unjudged (rel NULL or negative) or
 --   missing (a rank gap), added in position order, p^(i - 1) a running product (as

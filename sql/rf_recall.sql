@@ -1,5 +1,8 @@
 -- rf_recall(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#recall.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Recall at k: relevant rows with rank <= k divided by all relevant rows R of the
 --   query, retrieved or not (rank NULL). R = 0 -> 0. trec_eval: recall_k, set_recall.
 --   Example (relevant at ranks 1, 3, 5, and one relevant row not retrieved: rank NULL):

@@ -1,5 +1,8 @@
 -- rf_recall_ties(rel, tie_first, tie_size, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#recall_ties.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Expected recall at k over every ordering of tied rows (McSherry & Najork 2008):
 --   expected relevant rows in the top k (see rf_precision_ties) divided by R, the
 --   relevant rows of the query retrieved or not. R = 0 -> 0.

@@ -1,5 +1,8 @@
 -- rf_reciprocal_rank(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#reciprocal_rank.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   1 / (rank of the first relevant row) if that rank is <= k, else 0.
 --   trec_eval: recip_rank (k NULL).
 --   Example (docs/semantics.md#worked-examples: the first relevant row is at rank 3):

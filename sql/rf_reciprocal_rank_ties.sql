@@ -1,5 +1,8 @@
 -- rf_reciprocal_rank_ties(rel, tie_first, tie_size, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#reciprocal_rank_ties.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Expected reciprocal rank at k over every ordering of tied rows (McSherry & Najork
 --   2008). Only the first group with a relevant row matters (first position f, size t,
 --   r relevant): the first relevant row is at offset j with chance

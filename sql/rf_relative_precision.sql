@@ -1,5 +1,8 @@
 -- rf_relative_precision(rel, rank, k := NULL, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#relative_precision.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Relative precision at k: relevant rows (rel >= threshold) with rank <= k, divided by
 --   min(k, R), R = relevant rows retrieved or not; k NULL divides by min(n, R), n = rows
 --   with a rank. R = 0 or nothing retrieved -> 0.

@@ -1,5 +1,8 @@
 -- rf_relstring(rel, rank, length := 10) -> VARCHAR
 --   Contract: docs/semantics.md#relstring.
+--   Parameters:
+--     length: How many positions to show (trec_eval's relstring.20); NULL: every position up to
+--       the last rank.
 --   The grades of ranks 1 .. min(length, last rank) as a string (trec_eval relstring):
 --   the digit of a grade 0-9, '>' above 9, '-' outside the pool (rel NULL, or a rank gap),
 --   '.' for a negative grade (pooled, unjudged), '<' for a grade that is not whole.

@@ -1,5 +1,11 @@
 -- rf_rndcg(rel, rank, threshold := 1, gains := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#rndcg.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     gains: A gain per grade, MAP {grade: gain} (trec_eval's ndcg.1=3,2=9): a listed grade (an
+--       integer >= 0, grade 0 too) gains the number given, which may be 0 or negative; the
+--       other grades keep the gain the gain parameter gives them (linear where the metric has
+--       none). NULL: none listed.
 --   nDCG averaged at the R-levels of the ideal ranking (trec_eval Rndcg, experimental):
 --   the mean of DCG@i / IDCG@i over the positions i <= P after which the ideal gain
 --   changes (P = rows with a positive gain; i = P always counts), and of DCG@n / IDCG@P

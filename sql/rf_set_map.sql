@@ -1,5 +1,7 @@
 -- rf_set_map(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#set_map.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Set MAP: set precision times set recall, hits^2 / (n * R), hits = relevant rows with a
 --   rank, n = rows with a rank, R = relevant rows. n = 0 or R = 0 -> 0.
 --   trec_eval: set_map.

@@ -1,5 +1,7 @@
 -- rf_unjudged(rel, rank, k := NULL) -> DOUBLE
 --   Contract: docs/semantics.md#unjudged.
+--   Parameters:
+--     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
 --   Unjudged rows (rel NULL or negative) with rank <= k, divided by k: positions past the
 --   end of a short list count as judged. k NULL divides by n, the rows with a rank
 --   (nothing retrieved -> 0). trec_eval: unj_k.

@@ -1,6 +1,16 @@
 -- rf_utility(rel, rank, threshold := 1, a := 1, b := -1, c := 0, d := 0, num_docs := 0,
 --            empty := 'counts') -> DOUBLE
 --   Contract: docs/semantics.md#utility.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
+--     a: The weight of relevant retrieved documents (any finite number).
+--     b: The weight of non-relevant retrieved documents (any finite number).
+--     c: The weight of relevant not retrieved documents (any finite number).
+--     d: The weight of non-relevant not retrieved documents (any finite number).
+--     num_docs: Documents in the collection (trec_eval -N), for the last cell.
+--     empty: A query with nothing retrieved: 'counts' applies the formula with n = 0;
+--       'placeholder' scores it as if one unjudged document were retrieved (n = 1), as
+--       trec_eval 10 does under -c for utility with parameters.
 --   Set utility: a*hits + b*(n - hits) + c*(R - hits) + d*(num_docs + hits - n - R), added
 --   left to right (hits = relevant rows with a rank, n = rows with a rank, R = relevant
 --   rows); unjudged rows count as non-relevant. Nothing retrieved: the formula with n = 0;

@@ -1,5 +1,7 @@
 -- rf_yaap(rel, rank, threshold := 1) -> DOUBLE
 --   Contract: docs/semantics.md#yaap.
+--   Parameters:
+--     threshold: Relevance level: a row is relevant iff rel >= threshold (trec_eval -l).
 --   Yet another average precision (Robertson 2012; trec_eval yaap):
 --     ln((1 + S) / (1 + R - S)),  S = sum over relevant retrieved ranks r_j of j / r_j.
 --   R = 0 and nothing relevant retrieved -> ln(1) = 0.

@@ -1,7 +1,9 @@
 """Polars faces of the rankframe metrics, one ``pl.Expr`` builder per metric.
 
 The builders load on first use (PEP 562), each with its module: importing
-:mod:`rankframe.registry` (the declarations, no Polars) does not import them.
+:mod:`rankframe.registry` (the declarations, no Polars) does not import them. Which
+builders there are, and their modules, come from the registry (each metric's family); the
+imports below are for static readers only, and a test keeps them equal to the registry.
 """
 
 from __future__ import annotations
@@ -9,142 +11,149 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from rankframe.metrics.correlation import kendall_distance, kendall_tau, rbo, spearman_rho
-    from rankframe.metrics.counts import (
-        f1,
-        hit_rate,
-        num_rel,
-        num_rel_ret,
-        num_ret,
-        precision,
-        recall,
+from rankframe.registry import METRICS
+
+if TYPE_CHECKING:  # type checkers and griffe read these; they do not run the registry
+    from rankframe.metrics.correlation import (
+        kendall_distance as kendall_distance,
     )
-    from rankframe.metrics.gains import cg, dcg, idcg, ndcg, ndcg_p, ndcg_rel, rndcg
+    from rankframe.metrics.correlation import (
+        kendall_tau as kendall_tau,
+    )
+    from rankframe.metrics.correlation import (
+        rbo as rbo,
+    )
+    from rankframe.metrics.correlation import (
+        spearman_rho as spearman_rho,
+    )
+    from rankframe.metrics.counts import (
+        f1 as f1,
+    )
+    from rankframe.metrics.counts import (
+        hit_rate as hit_rate,
+    )
+    from rankframe.metrics.counts import (
+        num_rel as num_rel,
+    )
+    from rankframe.metrics.counts import (
+        num_rel_ret as num_rel_ret,
+    )
+    from rankframe.metrics.counts import (
+        num_ret as num_ret,
+    )
+    from rankframe.metrics.counts import (
+        precision as precision,
+    )
+    from rankframe.metrics.counts import (
+        recall as recall,
+    )
+    from rankframe.metrics.gains import (
+        cg as cg,
+    )
+    from rankframe.metrics.gains import (
+        dcg as dcg,
+    )
+    from rankframe.metrics.gains import (
+        idcg as idcg,
+    )
+    from rankframe.metrics.gains import (
+        ndcg as ndcg,
+    )
+    from rankframe.metrics.gains import (
+        ndcg_p as ndcg_p,
+    )
+    from rankframe.metrics.gains import (
+        ndcg_rel as ndcg_rel,
+    )
+    from rankframe.metrics.gains import (
+        rndcg as rndcg,
+    )
     from rankframe.metrics.ranked import (
-        average_precision,
-        bpref,
-        infap,
-        iprec_at_recall,
-        r_precision,
-        r_precision_mult,
-        reciprocal_rank,
-        relstring,
-        yaap,
+        average_precision as average_precision,
+    )
+    from rankframe.metrics.ranked import (
+        bpref as bpref,
+    )
+    from rankframe.metrics.ranked import (
+        infap as infap,
+    )
+    from rankframe.metrics.ranked import (
+        iprec_at_recall as iprec_at_recall,
+    )
+    from rankframe.metrics.ranked import (
+        r_precision as r_precision,
+    )
+    from rankframe.metrics.ranked import (
+        r_precision_mult as r_precision_mult,
+    )
+    from rankframe.metrics.ranked import (
+        reciprocal_rank as reciprocal_rank,
+    )
+    from rankframe.metrics.ranked import (
+        relstring as relstring,
+    )
+    from rankframe.metrics.ranked import (
+        yaap as yaap,
     )
     from rankframe.metrics.tied import (
-        average_precision_ties,
-        dcg_ties,
-        ndcg_ties,
-        precision_ties,
-        recall_ties,
-        reciprocal_rank_ties,
+        average_precision_ties as average_precision_ties,
+    )
+    from rankframe.metrics.tied import (
+        dcg_ties as dcg_ties,
+    )
+    from rankframe.metrics.tied import (
+        ndcg_ties as ndcg_ties,
+    )
+    from rankframe.metrics.tied import (
+        precision_ties as precision_ties,
+    )
+    from rankframe.metrics.tied import (
+        recall_ties as recall_ties,
+    )
+    from rankframe.metrics.tied import (
+        reciprocal_rank_ties as reciprocal_rank_ties,
     )
     from rankframe.metrics.trec import (
-        bin_g,
-        g,
-        num_nonrel_judged_ret,
-        relative_precision,
-        set_map,
-        unjudged,
-        utility,
+        bin_g as bin_g,
     )
-    from rankframe.metrics.user import err, judged, rbp, rbp_residual
+    from rankframe.metrics.trec import (
+        g as g,
+    )
+    from rankframe.metrics.trec import (
+        num_nonrel_judged_ret as num_nonrel_judged_ret,
+    )
+    from rankframe.metrics.trec import (
+        relative_precision as relative_precision,
+    )
+    from rankframe.metrics.trec import (
+        set_map as set_map,
+    )
+    from rankframe.metrics.trec import (
+        unjudged as unjudged,
+    )
+    from rankframe.metrics.trec import (
+        utility as utility,
+    )
+    from rankframe.metrics.user import (
+        err as err,
+    )
+    from rankframe.metrics.user import (
+        judged as judged,
+    )
+    from rankframe.metrics.user import (
+        rbp as rbp,
+    )
+    from rankframe.metrics.user import (
+        rbp_residual as rbp_residual,
+    )
 
-#: Builder name -> the module of ``rankframe.metrics`` that defines it.
-_MODULES: dict[str, str] = {
-    "average_precision": "ranked",
-    "average_precision_ties": "tied",
-    "bin_g": "trec",
-    "bpref": "ranked",
-    "cg": "gains",
-    "dcg": "gains",
-    "dcg_ties": "tied",
-    "err": "user",
-    "f1": "counts",
-    "g": "trec",
-    "hit_rate": "counts",
-    "idcg": "gains",
-    "infap": "ranked",
-    "iprec_at_recall": "ranked",
-    "judged": "user",
-    "kendall_distance": "correlation",
-    "kendall_tau": "correlation",
-    "ndcg": "gains",
-    "ndcg_p": "gains",
-    "ndcg_rel": "gains",
-    "ndcg_ties": "tied",
-    "num_nonrel_judged_ret": "trec",
-    "num_rel": "counts",
-    "num_rel_ret": "counts",
-    "num_ret": "counts",
-    "precision": "counts",
-    "precision_ties": "tied",
-    "r_precision": "ranked",
-    "r_precision_mult": "ranked",
-    "rbo": "correlation",
-    "rbp": "user",
-    "rbp_residual": "user",
-    "recall": "counts",
-    "recall_ties": "tied",
-    "reciprocal_rank": "ranked",
-    "reciprocal_rank_ties": "tied",
-    "relative_precision": "trec",
-    "relstring": "ranked",
-    "rndcg": "gains",
-    "set_map": "trec",
-    "spearman_rho": "correlation",
-    "unjudged": "trec",
-    "utility": "trec",
-    "yaap": "ranked",
-}
+#: The module of ``rankframe.metrics`` of each family whose module is not named after it.
+_FAMILY_MODULES: dict[str, str] = {"overlap": "correlation", "ties": "tied"}
+#: Builder name -> the module of ``rankframe.metrics`` that defines it, from the registry.
+_MODULES: dict[str, str] = {name: _FAMILY_MODULES.get(m.family, m.family)
+                            for name, m in METRICS.items()}
 
-__all__ = [
-    "average_precision",
-    "average_precision_ties",
-    "bin_g",
-    "bpref",
-    "cg",
-    "dcg",
-    "dcg_ties",
-    "err",
-    "f1",
-    "g",
-    "hit_rate",
-    "idcg",
-    "infap",
-    "iprec_at_recall",
-    "judged",
-    "kendall_distance",
-    "kendall_tau",
-    "ndcg",
-    "ndcg_p",
-    "ndcg_rel",
-    "ndcg_ties",
-    "num_nonrel_judged_ret",
-    "num_rel",
-    "num_rel_ret",
-    "num_ret",
-    "precision",
-    "precision_ties",
-    "r_precision",
-    "r_precision_mult",
-    "rbo",
-    "rbp",
-    "rbp_residual",
-    "recall",
-    "recall_ties",
-    "reciprocal_rank",
-    "reciprocal_rank_ties",
-    "relative_precision",
-    "relstring",
-    "rndcg",
-    "set_map",
-    "spearman_rho",
-    "unjudged",
-    "utility",
-    "yaap",
-]
+__all__ = sorted(METRICS)
 
 
 def __getattr__(name: str) -> Any:

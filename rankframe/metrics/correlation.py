@@ -86,12 +86,6 @@ def kendall_tau(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     NULL/NaN rows are dropped; fewer than two rows or a constant column gives 0.0.
     Matches ``scipy.stats.kendalltau`` (variant ``"b"``) wherever scipy is finite.
 
-    Parameters
-    ----------
-    x, y
-        The two paired columns (names or Polars expressions), e.g. two systems' scores for
-        the same documents, or rank and grade. Rows where either is NULL or NaN are dropped.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -119,15 +113,6 @@ def kendall_distance(x: IntoExpr = "x", *, y: IntoExpr = "y", penalty: float = 0
     reversed ones; ``penalty=0.5`` is Fagin's neutral choice. Pairs tied in both columns
     never count. NULL/NaN rows are dropped; fewer than two rows gives 0.0.
 
-    Parameters
-    ----------
-    x, y
-        The two paired columns (names or Polars expressions), e.g. two systems' scores for
-        the same documents, or rank and grade. Rows where either is NULL or NaN are dropped.
-    penalty
-        Weight of a pair tied in exactly one column, in [0, 1]; default 0 (strict inversions
-        only), 0.5 is Fagin et al.'s neutral choice.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -154,12 +139,6 @@ def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
     NULL/NaN rows are dropped; fewer than two rows or a constant column gives 0.0.
     Matches ``scipy.stats.spearmanr`` wherever scipy is finite.
 
-    Parameters
-    ----------
-    x, y
-        The two paired columns (names or Polars expressions), e.g. two systems' scores for
-        the same documents, or rank and grade. Rows where either is NULL or NaN are dropped.
-
     Examples
     --------
     >>> import polars as pl, rankframe as rf
@@ -177,14 +156,8 @@ def spearman_rho(x: IntoExpr = "x", *, y: IntoExpr = "y") -> pl.Expr:
 
 
 @validated(METRICS["rbo"])
-def rbo(
-    rank_a: IntoExpr = "rank_a",
-    *,
-    rank_b: IntoExpr = "rank_b",
-    p: float = 0.9,
-    depth: int | None = None,
-    extrapolated: bool = True,
-) -> pl.Expr:
+def rbo(rank_a: IntoExpr = "rank_a", *, rank_b: IntoExpr = "rank_b", p: float = 0.9,
+        depth: int | None = None, extrapolated: bool = True) -> pl.Expr:
     """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010).
 
     Contract: docs/semantics.md#rbo.
@@ -207,19 +180,6 @@ def rbo(
       ``(1-p)/p * (sum_{d<=l} (X_d - X_l) p^d / d - X_l ln(1 - p))``.
 
     An empty list on either side gives 0.0; identical lists give RBO_ext = 1.0.
-
-    Parameters
-    ----------
-    rank_a, rank_b
-        The rank of each document in ranking A and in ranking B (names or Polars
-        expressions), one row per document of either; NULL: absent from that ranking.
-    p
-        Persistence, in (0, 1); default 0.9.
-    depth
-        Keep only ranks <= depth of both rankings; None (default): all.
-    extrapolated
-        ``True`` (default): RBO_ext, eq. 32 of Webber et al.; ``False``: the lower bound
-        RBO_min, eq. 11.
 
     Examples
     --------

@@ -21,16 +21,13 @@ from rankframe.metrics.expr import (
     rank_guarded,
     ratio,
     relevant,
+    relevant_hits,
     retrieved,
     share,
 )
 from rankframe.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
-
-
-def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return count(relevant(rel, threshold) & retrieved(rank, k))
 
 
 def precision_from_hits(
@@ -47,48 +44,24 @@ def precision_from_hits(
 def _precision(
     rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
 ) -> pl.Expr:
-    return precision_from_hits(_hits(rel, rank, k, threshold), count(retrieved(rank)), k, divisor)
+    hits = relevant_hits(rel, rank, k, threshold)
+    return precision_from_hits(hits, count(retrieved(rank)), k, divisor)
 
 
 def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return share(_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
+    return share(relevant_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
 
 
 @validated(METRICS["precision"])
 @rank_guarded
-def precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    divisor: PrecisionDivisor = "k",
-) -> pl.Expr:
+def precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+              threshold: float = 1, divisor: PrecisionDivisor = "k") -> pl.Expr:
     """Precision at k: relevant rows in the top k divided by k.
 
     Contract: docs/semantics.md#precision.
 
     ``P@k = hits@k / k``; with ``divisor="min"``, ``hits@k / min(k, n)``.
     ``k=None`` gives set precision ``hits / n``. A query with nothing retrieved scores 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"k"`` (default): divide by k, as trec_eval ``P_k``; ``"min"``: by min(k, n), n the
-        rows retrieved. With ``k=None`` both divide by n.
 
     Examples
     --------
@@ -122,34 +95,13 @@ add_rank_order_form(precision, _precision_in_rank_order)
 
 @validated(METRICS["recall"])
 @rank_guarded
-def recall(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def recall(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+           threshold: float = 1) -> pl.Expr:
     """Recall at k: relevant rows in the top k divided by all relevant rows R.
 
     Contract: docs/semantics.md#recall.
 
     ``recall@k = hits@k / R``; 0 when R = 0. Judged-but-unretrieved rows count in R.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -176,15 +128,8 @@ add_rank_order_form(recall, _recall_in_rank_order)
 
 @validated(METRICS["f1"])
 @rank_guarded
-def f1(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    beta: float = 1.0,
-    recall_weight: float | None = None,
-) -> pl.Expr:
+def f1(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+       threshold: float = 1, beta: float = 1.0, recall_weight: float | None = None) -> pl.Expr:
     """F-measure at k of precision@k (P) and recall@k (R); 0 when the denominator is 0.
 
     Contract: docs/semantics.md#f1.
@@ -193,27 +138,6 @@ def f1(
     beta = 1 is F1 = 2PR/(P+R), trec_eval's ``set_F`` (with k None). ``recall_weight`` gives
     w itself (trec_eval's ``set_F.x`` is w = x), exactly, where ``beta`` would be its square
     root; it overrides ``beta``.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    beta
-        Recall is weighted w = beta^2 times; default 1 (F1).
-    recall_weight
-        w itself, overriding ``beta``; trec_eval's ``set_F.x`` is ``recall_weight=x``.
-        Default None (use ``beta``).
 
     Examples
     --------
@@ -230,32 +154,11 @@ def f1(
 
 @validated(METRICS["hit_rate"])
 @rank_guarded
-def hit_rate(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def hit_rate(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+             threshold: float = 1) -> pl.Expr:
     """Hit rate (trec_eval ``success``) at k: 1.0 if any relevant row is in the top k, else 0.0.
 
     Contract: docs/semantics.md#hit_rate.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -264,18 +167,13 @@ def hit_rate(
     >>> df.select(rf.hit_rate("rel", k=2), rf.hit_rate("rel", k=3)).row(0)
     (0.0, 1.0)
     """
-    hits = _hits(col(rel), col(rank), k, threshold)
+    hits = relevant_hits(col(rel), col(rank), k, threshold)
     return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
 
 
 @validated(METRICS["num_ret"])
 @rank_guarded
-def num_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def num_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Number of retrieved rows (rank not NULL), limited to the top k when k is given.
 
     Contract: docs/semantics.md#num_ret.
@@ -286,25 +184,13 @@ def num_ret(
     ----------
     rel
         Grade column; not read (a uniform signature).
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
     """
     return count(retrieved(col(rank), k)).alias(label("num_ret", k))
 
 
 @validated(METRICS["num_rel"])
 @rank_guarded
-def num_rel(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Number of relevant rows R (rel >= threshold), retrieved or not.
 
     Contract: docs/semantics.md#num_rel.
@@ -313,45 +199,18 @@ def num_rel(
 
     Parameters
     ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
     rank
         Rank column; not read (R counts retrieved and unretrieved rows alike).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     """
     return count(relevant(col(rel), threshold)).alias(label("num_rel", None))
 
 
 @validated(METRICS["num_rel_ret"])
 @rank_guarded
-def num_rel_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_rel_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                threshold: float = 1) -> pl.Expr:
     """Number of relevant retrieved rows, limited to the top k when k is given.
 
     Contract: docs/semantics.md#num_rel_ret.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     """
-    return _hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))
+    return relevant_hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

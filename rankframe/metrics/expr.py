@@ -148,8 +148,8 @@ def log2_values(values: pl.Series) -> pl.Series:
 
 def exact_log2(values: pl.Expr) -> pl.Expr:
     """log2(x) as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle's ``math.log2``):
-    Polars' own ``log(2)`` divides two natural logarithms and differs in the last bit for
-    about a quarter of the integers (docs/semantics.md#exactness)."""
+    Polars' own ``log(2)`` divides two natural logarithms, which differs from it in the
+    last bit for many integers (docs/semantics.md#exactness)."""
     return values.map_batches(log2_values, return_dtype=pl.Float64, is_elementwise=True)
 
 
@@ -165,16 +165,17 @@ FIRST_DISCOUNTS_BOUND = 1 << 12
 
 def first_discounts(values: pl.Expr, k: int) -> pl.Expr:
     """log2(i + 1) for i = 1, 2, ..., len(values), by C's ``log2``, for ``values`` at most
-    ``k`` long (k <= FIRST_DISCOUNTS_BOUND): a slice of a literal, which costs a group about
-    a third of ``log2_discount(ordinals(values))``."""
+    ``k`` long (k <= FIRST_DISCOUNTS_BOUND): a slice of a literal, built once per
+    expression, where ``log2_discount(ordinals(values))`` computes every group's logarithms
+    (``benchmarks/headline.py`` times both paths of the builders)."""
     table = pl.Series("log2", [math.log2(i + 1) for i in range(1, k + 1)], dtype=pl.Float64)
     return pl.lit(table).slice(0, values.len())
 
 
 def table_discount(positions: pl.Expr, k: int) -> pl.Expr:
     """log2(i + 1) for the whole positions i in 1..k (k <= FIRST_DISCOUNTS_BOUND), by C's
-    ``log2``, gathered from a literal; NULL for the other positions. Over a whole table,
-    about a quarter of the cost of :func:`log2_discount`."""
+    ``log2``, gathered from a literal; NULL for the other positions. A gather where
+    :func:`log2_discount` computes each row's logarithm."""
     table = pl.Series("log2", [math.log2(i + 1) for i in range(1, k + 1)], dtype=pl.Float64)
     inside = ((positions >= 1) & (positions <= k)).fill_null(False)
     index = pl.when(inside).then(positions.cast(pl.Int64) - 1).otherwise(0)
@@ -187,8 +188,8 @@ def sequential_sum(values: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
 
     Polars' ``sum`` adds floats pairwise in blocks, so its last bits depend on how rows are
     chunked and grouped (docs/semantics.md#exactness); the sum of a list adds its elements
-    first to last, and costs a group no more than ``sum`` (a cumulative sum's last element,
-    the same number, costs about six times more per group). The list's sum starts from -0.0;
+    first to last in one aggregate (a cumulative sum's last element, the same number, builds
+    a running column per group first). The list's sum starts from -0.0;
     C's loop starts from 0.0, which only turns a total of -0.0 (a sum of negative zeros, or
     of nothing) into 0.0: :func:`plus_zero` does that on the totals, one per group, which
     costs less than a term 0.0 appended to every group's list."""
@@ -203,6 +204,17 @@ def plus_zero(totals: pl.Series) -> pl.Series:
     out = pl.select(pl.when(totals == 0.0).then(pl.lit(0.0, dtype=pl.Float64))
                     .otherwise(totals))
     return out.to_series().alias(totals.name)
+
+
+def running_total(values: pl.Expr) -> pl.Expr:
+    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add:
+    the last element of their cumulative sum."""
+    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
+
+
+def relevant_hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
+    """Relevant rows (``rel >= threshold``) retrieved within the cutoff, as Int64."""
+    return count(relevant(rel, threshold) & retrieved(rank, k))
 
 
 def relevant_ranks(rank: pl.Expr, rel: pl.Expr, threshold: float, k: int | None) -> pl.Expr:
@@ -356,9 +368,9 @@ def in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
     return _groups_in_rank_order(table, keys, rank) is not None
 
 
-#: Rank-order forms pay when groups are small: they spend about 0.2 us more than the
-#: builders on a row and about 2.5 us less on a group (2 cores, Polars 2.1), so they win
-#: below about 12 rows per group.
+#: Rank-order forms pay when groups are small: they spend more than the builders on a row
+#: and less on a group, so they win below some rows per group; this is that size, as
+#: ``benchmarks/headline.py`` (the ``log`` workload against ``trec``) places it.
 FORM_ROWS_PER_GROUP = 12
 _HEAD_ROWS = 4096  # rows forms_pay looks at first
 

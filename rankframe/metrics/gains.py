@@ -35,6 +35,7 @@ from rankframe.metrics.expr import (
     ratio,
     relevant,
     retrieved,
+    running_total,
     sequential_sum,
     table_discount,
 )
@@ -87,7 +88,8 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & retrieved(rank)
-    # A per-group sort then head(k) measured faster than top_k(k) then a sort of those k.
+    # The positive gains sorted, then the first k: one sort per group (``top_k`` would
+    # select the k and sort them again); benchmarks/headline.py times the builders.
     best = gains.filter(pool).sort(descending=True)
     if k is not None and k <= FIRST_DISCOUNTS_BOUND:
         best = best.head(k)
@@ -149,34 +151,11 @@ def _summed(prefix: str, name: str, terms: pl.Expr) -> tuple[dict[str, pl.Expr],
 
 @validated(METRICS["cg"])
 @rank_guarded
-def cg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-) -> pl.Expr:
+def cg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+       gain: Gain = "linear") -> pl.Expr:
     """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
 
     Contract: docs/semantics.md#cg.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
 
     Examples
     --------
@@ -200,39 +179,11 @@ add_rank_order_form(cg, _cg_in_rank_order)
 
 @validated(METRICS["dcg"])
 @rank_guarded
-def dcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def dcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+        gain: Gain = "linear", gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``.
 
     Contract: docs/semantics.md#dcg.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m dcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -263,15 +214,9 @@ add_rank_order_form(dcg, _dcg_in_rank_order)
 
 @validated(METRICS["idcg"])
 @rank_guarded
-def idcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def idcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+         gain: Gain = "linear", ideal: Ideal = "all",
+         gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Ideal DCG at k: the DCG@k of the query's positive gains sorted descending.
 
     Contract: docs/semantics.md#idcg.
@@ -281,27 +226,10 @@ def idcg(
 
     Parameters
     ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
     rank
         Rank column (a name or a Polars expression): 1 is the top, unique within a query;
         NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
         (``pl.col("position") + 1``). Read only with ``ideal="retrieved"``.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    ideal
-        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
-        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ideal_dcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
 
     Examples
     --------
@@ -334,44 +262,14 @@ add_rank_order_form(idcg, _idcg_in_rank_order)
 
 @validated(METRICS["ndcg"])
 @rank_guarded
-def ndcg(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+         gain: Gain = "linear", ideal: Ideal = "all",
+         gains: Mapping[int, float] | None = None) -> pl.Expr:
     """Normalised DCG at k: ``nDCG@k = DCG@k / IDCG@k``, 0 when IDCG@k = 0.
 
     Contract: docs/semantics.md#ndcg.
 
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-        The ideal ranking is cut at k too.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    ideal
-        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
-        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg.1=3,2=9``): a listed grade
-        (an integer >= 0; grade 0 too) gains the number given, which may be 0 or negative;
-        the other grades keep the gain of ``gain``. ``None`` (default): none.
+    The ideal ranking is cut at k too.
 
     Examples
     --------
@@ -405,11 +303,6 @@ add_rank_order_form(ndcg, _ndcg_in_rank_order)
 # every row. Sums run in rank (or ideal) order, as trec_eval adds them.
 
 
-def _in_order(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
-    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
-
-
 def _ideal(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
     """The positive linear gains of every row, best first: the ideal ranking."""
     g = gain(rel, "linear", gains)
@@ -437,12 +330,8 @@ def _dcg_at(rel: pl.Expr, rank: pl.Expr, gains: GainPairs, positions: pl.Expr) -
 
 @validated(METRICS["ndcg_rel"])
 @rank_guarded
-def ndcg_rel(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank",
+             gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG averaged over the relevant rows (trec_eval ``ndcg_rel``, experimental).
 
     Contract: docs/semantics.md#ndcg_rel.
@@ -456,12 +345,6 @@ def ndcg_rel(
     rel
         Grade column: the linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m ndcg_rel.1=3,2=9``), as in
-        :func:`ndcg`. ``None`` (default): g = rel.
 
     Examples
     --------
@@ -481,20 +364,15 @@ def ndcg_rel(
     at = order.sort().filter(hit).clip(upper_bound=big_r) - 1
     terms = running.filter(hit) / ideal_at.gather(at.cast(pl.Int64))
     whole = running.last().fill_null(0.0)
-    total = _in_order(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
+    total = running_total(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
     return (pl.when((big_r > 0) & (total > 0)).then(total / big_r.cast(pl.Float64))
             .otherwise(pl.lit(0.0)).alias(label("ndcg_rel", None)))
 
 
 @validated(METRICS["rndcg"])
 @rank_guarded
-def rndcg(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def rndcg(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1,
+          gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG averaged at the R-levels of the ideal ranking (trec_eval ``Rndcg``, experimental).
 
     Contract: docs/semantics.md#rndcg.
@@ -509,14 +387,8 @@ def rndcg(
     rel
         Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade; relevant iff rel >= threshold.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
     threshold
         Relevance level (trec_eval ``-l``): no relevant row gives 0; default 1.
-    gains
-        A gain per grade, ``{grade: gain}`` (trec_eval ``-m Rndcg.1=3,2=9``), as in
-        :func:`ndcg`. ``None`` (default): g = rel.
 
     Examples
     --------
@@ -535,7 +407,7 @@ def rndcg(
     terms = _dcg_at(rel_e, rank_e, gains, points) / ideal_at.filter(changes)
     runs_on = (big_p > 0) & (last > big_p + 1)
     tail = _dcg_at(rel_e, rank_e, gains, last).first() / ideal_at.last()
-    total = _in_order(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
+    total = running_total(terms) + pl.when(runs_on).then(tail).otherwise(0.0)
     n_terms = count(changes) + runs_on.cast(pl.Int64)
     has_relevant = relevant(rel_e, threshold).any()
     return (pl.when(has_relevant & (n_terms > 0)).then(total / n_terms.cast(pl.Float64))
@@ -544,13 +416,8 @@ def rndcg(
 
 @validated(METRICS["ndcg_p"])
 @rank_guarded
-def ndcg_p(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    gains: Mapping[int, float] | None = None,
-) -> pl.Expr:
+def ndcg_p(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1,
+           gains: Mapping[int, float] | None = None) -> pl.Expr:
     """nDCG with Järvelin & Kekäläinen's first discount (trec_eval ``ndcg_p``).
 
     Contract: docs/semantics.md#ndcg_p.
@@ -565,13 +432,8 @@ def ndcg_p(
     rel
         Grade column: linear gain g = rel (0 for NULL and grades <= 0), or the gain
         ``gains`` gives the grade; relevant iff rel >= threshold.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
     threshold
         Relevance level (trec_eval ``-l``): no relevant row retrieved gives 0; default 1.
-    gains
-        A gain per grade, ``{grade: gain}`` (``ndcg_p.1=3,2=9``), as in :func:`ndcg`.
 
     Examples
     --------
@@ -584,11 +446,11 @@ def ndcg_p(
     g = gain(rel_e, "linear", gains)
     # trec_eval adds g at rank 1 and g / log2(i) below it, C's log2, in rank order.
     first_free = pl.when(rank_e == 1).then(pl.lit(1.0)).otherwise(exact_log2(rank_e))
-    top = _in_order((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
+    top = running_total((g / first_free).filter(retrieved(rank_e)).sort_by(rank_e.filter(
         retrieved(rank_e))))
     best = _ideal(rel_e, gains)
     at = ordinals(best)
-    ideal = _in_order(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(exact_log2(at)))
+    ideal = running_total(best / pl.when(at == 1).then(pl.lit(1.0)).otherwise(exact_log2(at)))
     found = count(relevant(rel_e, threshold) & retrieved(rank_e))
     return (pl.when((found > 0) & (ideal > 0)).then(divide(top, ideal)).otherwise(pl.lit(0.0))
             .alias(label("ndcg_p", None)))

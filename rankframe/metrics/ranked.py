@@ -27,6 +27,7 @@ from rankframe.metrics.expr import (
     relevant,
     relevant_ranks,
     retrieved,
+    running_total,
     sequential_sum,
     share,
 )
@@ -39,32 +40,11 @@ RecallRounding = Literal["nearest", "trec_eval9"]
 
 @validated(METRICS["reciprocal_rank"])
 @rank_guarded
-def reciprocal_rank(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def reciprocal_rank(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                    threshold: float = 1) -> pl.Expr:
     """Reciprocal rank at k: ``1 / r_1`` for the first relevant rank r_1 <= k, else 0.
 
     Contract: docs/semantics.md#reciprocal_rank.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -96,14 +76,8 @@ add_rank_order_form(reciprocal_rank, _reciprocal_rank_in_rank_order)
 
 @validated(METRICS["average_precision"])
 @rank_guarded
-def average_precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    divisor: APDivisor = "relevant",
-) -> pl.Expr:
+def average_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                      threshold: float = 1, divisor: APDivisor = "relevant") -> pl.Expr:
     """Average precision at k (trec_eval ``map`` / ``map_cut_k``).
 
     Contract: docs/semantics.md#average_precision.
@@ -111,26 +85,6 @@ def average_precision(
     ``AP@k = (sum over relevant r_j <= k of j / r_j) / D`` with D = R (``"relevant"``,
     trec_eval, ranx), ``min(R, k)`` (``"min"``, the recommender MAP@k) or the number of
     relevant rows found in the top k (``"found"``). D = 0 gives 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"relevant"`` (default): divide by R, every relevant row of the query (trec_eval,
-        ranx); ``"min"``: by min(R, k), the recommender MAP@k (Spark); ``"found"``: by the
-        relevant rows found in the top k.
 
     Examples
     --------
@@ -184,29 +138,10 @@ add_rank_order_form(average_precision, _average_precision_in_rank_order)
 
 @validated(METRICS["r_precision"])
 @rank_guarded
-def r_precision(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def r_precision(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """R-precision (trec_eval ``Rprec``): relevant rows in the top R divided by R; 0 if R = 0.
 
     Contract: docs/semantics.md#r_precision.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -224,12 +159,7 @@ def r_precision(
 
 @validated(METRICS["bpref"])
 @rank_guarded
-def bpref(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def bpref(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Binary preference (Buckley & Voorhees 2004, as in trec_eval ``bpref``).
 
     Contract: docs/semantics.md#bpref.
@@ -244,13 +174,6 @@ def bpref(
     rel
         Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
         threshold; NULL (unjudged) and negative grades (pooled but unjudged) are skipped.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -279,19 +202,9 @@ def bpref(
 INFAP_EPSILON = 0.00001
 
 
-def _in_order(values: pl.Expr) -> pl.Expr:
-    """The sum of ``values`` added first to last (0.0 when empty), as trec_eval's loops add."""
-    return values.cast(pl.Float64).cum_sum().last().fill_null(0.0)
-
-
 @validated(METRICS["infap"])
 @rank_guarded
-def infap(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def infap(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Inferred average precision (Yilmaz & Aslam 2006, as in trec_eval ``infAP``).
 
     Contract: docs/semantics.md#infap.
@@ -308,11 +221,6 @@ def infap(
         Grade column: relevant iff rel >= threshold; judged non-relevant iff 0 <= rel <
         threshold; negative: in the pool but not judged (trec_eval reads every negative
         qrels grade so); NULL: not in the pool.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -335,7 +243,7 @@ def infap(
                 / ((rel_above + nonrel_above).cast(pl.Float64) + 2 * INFAP_EPSILON))
     term = (pl.when(ranks == 1).then(pl.lit(1.0))
             .otherwise(1.0 / (j + 1.0) + (j / (j + 1.0)) * (above / j) * estimate))
-    return ratio(_in_order(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
+    return ratio(running_total(term.filter(is_rel)), count(relevant(rel_e, threshold))).alias(
         label("infap", None))
 
 
@@ -354,12 +262,8 @@ _LAST = 2**62  # sorts unretrieved rows after every rank
 
 @validated(METRICS["relstring"])
 @rank_guarded
-def relstring(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    length: int | None = 10,
-) -> pl.Expr:
+def relstring(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank",
+              length: int | None = 10) -> pl.Expr:
     """The grades of the top ``length`` ranks as a string (trec_eval ``relstring``).
 
     Contract: docs/semantics.md#relstring.
@@ -373,12 +277,6 @@ def relstring(
     ----------
     rel
         Grade column (a name or a Polars expression).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved (not shown).
-    length
-        How many positions to show (trec_eval ``-m relstring.20``); default 10; ``None``:
-        every position up to the last rank.
 
     Examples
     --------
@@ -400,12 +298,7 @@ def relstring(
 
 @validated(METRICS["yaap"])
 @rank_guarded
-def yaap(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def yaap(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Yet another average precision (Robertson 2012, as in trec_eval ``yaap``).
 
     Contract: docs/semantics.md#yaap.
@@ -413,16 +306,6 @@ def yaap(
     ``yaap = ln((1 + S) / (1 + R - S))`` with S = sum over the relevant retrieved rows of
     j / r_j (the precisions average precision sums). Negative below S = R/2; 0 for a query
     with R = 0 and nothing relevant retrieved.
-
-    Parameters
-    ----------
-    rel
-        Grade column: relevant iff rel >= threshold (NULL and negative grades never are).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -433,21 +316,15 @@ def yaap(
     """
     rel_e, rank_e = col(rel), col(rank)
     ranks = relevant_ranks(rank_e, rel_e, threshold, None)
-    total = _in_order(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
+    total = running_total(ordinals(ranks).cast(pl.Float64) / ranks.cast(pl.Float64))
     big_r = count(relevant(rel_e, threshold)).cast(pl.Float64)
     return ((1.0 + total) / ((1.0 + big_r) - total)).log().alias(label("yaap", None))
 
 
 @validated(METRICS["iprec_at_recall"])
 @rank_guarded
-def iprec_at_recall(
-    rel: IntoExpr = "rel",
-    recall: float = 0.0,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    rounding: RecallRounding = "nearest",
-) -> pl.Expr:
+def iprec_at_recall(rel: IntoExpr = "rel", recall: float = 0.0, *, rank: IntoExpr = "rank",
+                    threshold: float = 1, rounding: RecallRounding = "nearest") -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall_x``).
 
     Contract: docs/semantics.md#iprec_at_recall.
@@ -457,25 +334,6 @@ def iprec_at_recall(
     ``rounding="nearest"``: ``c = round(recall * R)``, halves up (trec_eval 10's lround);
     ``"trec_eval9"``: ``c = floor(recall * R + 0.9)``, the rule of trec_eval 9.x and so of
     pytrec_eval (e.g. recall 0.6 of R = 2 needs 1 relevant row by the first, 2 by the second).
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    recall
-        The recall level x, in [0, 1].
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    rounding
-        ``"nearest"`` (default): c = round(x * R) relevant rows, trec_eval 10;
-        ``"trec_eval9"``: c = floor(x * R + 0.9), trec_eval 9.x and pytrec_eval.
 
     Examples
     --------
@@ -496,13 +354,8 @@ def iprec_at_recall(
 
 @validated(METRICS["r_precision_mult"])
 @rank_guarded
-def r_precision_mult(
-    rel: IntoExpr = "rel",
-    multiple: float = 1.0,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def r_precision_mult(rel: IntoExpr = "rel", multiple: float = 1.0, *, rank: IntoExpr = "rank",
+                     threshold: float = 1) -> pl.Expr:
     """Precision at a multiple of R (trec_eval ``Rprec_mult_x``): relevant rows in the top
     c divided by c, where ``c = floor(multiple * R + 0.9)``; 0 when c = 0.
 
@@ -510,22 +363,6 @@ def r_precision_mult(
 
     c is computed in float64, as trec_eval does; a cutoff beyond the rows retrieved counts
     the missing ranks as non-relevant (``num_rel_ret / c``). ``multiple = 1`` is R-precision.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    multiple
-        The multiple x of R, a finite number > 0 (trec_eval's defaults: 0.2, 0.4, ..., 2.0).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------

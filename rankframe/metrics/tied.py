@@ -58,39 +58,15 @@ def _expected_hits(
 
 
 @validated(METRICS["precision_ties"])
-def precision_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-    divisor: PrecisionDivisor = "k",
-) -> pl.Expr:
+def precision_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                   tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                   threshold: float = 1, divisor: PrecisionDivisor = "k") -> pl.Expr:
     """Expected precision at k over the orderings of tied rows.
 
     Contract: docs/semantics.md#precision_ties.
 
     ``E[P@k] = (sum over groups of r * c(k) / t) / k`` (``divisor="min"``: ``/ min(k, n)``;
     ``k=None``: relevant retrieved / n). Nothing retrieved gives 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"k"`` (default): divide by k, as trec_eval ``P_k``; ``"min"``: by min(k, n), n the
-        rows retrieved. With ``k=None`` both divide by n.
 
     Examples
     --------
@@ -106,32 +82,11 @@ def precision_ties(
 
 
 @validated(METRICS["recall_ties"])
-def recall_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-) -> pl.Expr:
+def recall_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+                tie_size: IntoExpr = "tie_size", threshold: float = 1) -> pl.Expr:
     """Expected recall at k: ``(sum over groups of r * c(k) / t) / R``; R = 0 gives 0.
 
     Contract: docs/semantics.md#recall_ties.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -156,37 +111,14 @@ def _expected_dcg(
 
 @validated(METRICS["dcg_ties"])
 @grade_guarded
-def dcg_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    gain: Gain = "linear",
-) -> pl.Expr:
+def dcg_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+             tie_size: IntoExpr = "tie_size", gain: Gain = "linear") -> pl.Expr:
     """Expected DCG at k: each row spreads its gain evenly over its group's positions.
 
     Contract: docs/semantics.md#dcg_ties.
 
     ``E[DCG@k] = sum over retrieved rows of g(rel) / t * sum over positions
     i = f .. min(f + t - 1, k) of 1 / log2(i + 1)``.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
 
     Examples
     --------
@@ -201,41 +133,15 @@ def dcg_ties(
 
 @validated(METRICS["ndcg_ties"])
 @grade_guarded
-def ndcg_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    gain: Gain = "linear",
-    ideal: Ideal = "all",
-) -> pl.Expr:
+def ndcg_ties(rel: IntoExpr = "rel", k: int | None = None, *, tie_first: IntoExpr = "tie_first",
+              tie_size: IntoExpr = "tie_size", gain: Gain = "linear",
+              ideal: Ideal = "all") -> pl.Expr:
     """Expected nDCG at k: ``E[DCG@k] / IDCG@k``; the ideal does not depend on ties.
 
     Contract: docs/semantics.md#ndcg_ties.
 
     ``ideal`` is as in :func:`rankframe.ndcg` (``"retrieved"`` keeps the rows with a
     tie group). IDCG = 0 gives 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression), turned into gains by ``gain``. NULL
-        (unjudged) and grades <= 0 (non-relevant, or negative: pooled but unjudged) give
-        gain 0, in the list and in the ideal ranking.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    gain
-        ``"linear"`` (default): g = rel, as trec_eval and Järvelin & Kekäläinen;
-        ``"exponential"``: g = 2^rel - 1, as Burges et al. ``threshold`` does not apply to
-        gains.
-    ideal
-        ``"all"`` (default): the ideal ranking sorts the positive gains of every row of the
-        query, retrieved or not (trec_eval); ``"retrieved"``: of the retrieved rows only.
 
     Examples
     --------
@@ -251,14 +157,9 @@ def ndcg_ties(
 
 
 @validated(METRICS["reciprocal_rank_ties"])
-def reciprocal_rank_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-) -> pl.Expr:
+def reciprocal_rank_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                         tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                         threshold: float = 1) -> pl.Expr:
     """Expected reciprocal rank at k.
 
     Contract: docs/semantics.md#reciprocal_rank_ties.
@@ -268,21 +169,6 @@ def reciprocal_rank_ties(
     ``P_j = C(t - j, r - 1) / C(t, r)``, so ``E[RR@k] = sum over j = 1 .. min(t - r + 1,
     k - f + 1) of P_j / (f + j - 1)``. Computed with ``P_1 = r / t`` and
     ``P_j = P_(j-1) * (t - r - j + 2) / (t - j + 1)``. No relevant row within k gives 0.
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -307,15 +193,9 @@ def reciprocal_rank_ties(
 
 
 @validated(METRICS["average_precision_ties"])
-def average_precision_ties(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    tie_first: IntoExpr = "tie_first",
-    tie_size: IntoExpr = "tie_size",
-    threshold: float = 1,
-    divisor: TiedAPDivisor = "relevant",
-) -> pl.Expr:
+def average_precision_ties(rel: IntoExpr = "rel", k: int | None = None, *,
+                           tie_first: IntoExpr = "tie_first", tie_size: IntoExpr = "tie_size",
+                           threshold: float = 1, divisor: TiedAPDivisor = "relevant") -> pl.Expr:
     """Expected average precision at k.
 
     Contract: docs/semantics.md#average_precision_ties.
@@ -328,23 +208,6 @@ def average_precision_ties(
     with D = R (``"relevant"``, trec_eval) or ``min(R, k)`` (``"min"``); D = 0 gives 0.
     (The ``"found"`` divisor of :func:`rankframe.average_precision` is random under ties
     and has no such closed form, so it is not offered.)
-
-    Parameters
-    ----------
-    rel
-        Grade column (a name or a Polars expression). NULL: retrieved but unjudged, so not
-        relevant; a negative grade: pooled but unjudged, not relevant and left out of R. A
-        row is relevant iff ``rel >= threshold``.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    tie_first, tie_size
-        The tie-group columns of ``rf.judge(..., ties="average")``: the first position of
-        each retrieved row's group of tied scores and the group's size (NULL for unretrieved
-        rows).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    divisor
-        ``"relevant"`` (default): divide by R; ``"min"``: by min(R, k).
 
     Examples
     --------

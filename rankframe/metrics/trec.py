@@ -9,12 +9,12 @@ The G family sums its terms in rank order, as trec_eval does (docs/semantics.md#
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal
 
 import polars as pl
 
 from rankframe.metrics.expr import (
+    GainPairs,
     IntoExpr,
     col,
     count,
@@ -27,46 +27,23 @@ from rankframe.metrics.expr import (
     rank_guarded,
     ratio,
     relevant,
+    relevant_hits,
     retrieved,
     sequential_sum,
 )
 from rankframe.registry import METRICS, validated
 
-#: A gain per grade: ``{grade: gain}``, or the (grade, gain) pairs it is checked into.
-GainMap: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
-
-
-def _hits(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return count(relevant(rel, threshold) & retrieved(rank, k))
-
 
 @validated(METRICS["relative_precision"])
 @rank_guarded
-def relative_precision(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def relative_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                       threshold: float = 1) -> pl.Expr:
     """Relative precision at k (trec_eval ``relative_P_k``): ``hits@k / min(k, R)``.
 
     Contract: docs/semantics.md#relative_precision.
 
     Precision up to rank R, recall after it. ``k=None`` divides by ``min(n, R)``
     (trec_eval ``set_relative_P``). 0 when R = 0 or nothing is retrieved.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -83,32 +60,17 @@ def relative_precision(
     r, c = col(rel), col(rank)
     big_r = count(relevant(r, threshold))
     size = count(retrieved(c)) if k is None else pl.lit(k, dtype=pl.Int64)
-    return ratio(_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
+    return ratio(relevant_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
         label("relative_precision", k))
 
 
 @validated(METRICS["set_map"])
 @rank_guarded
-def set_map(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def set_map(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Set MAP (trec_eval ``set_map``): set precision times set recall,
     ``hits^2 / (n R)``; 0 when n = 0 or R = 0.
 
     Contract: docs/semantics.md#set_map.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -121,25 +83,16 @@ def set_map(
     0.1667
     """
     r, c = col(rel), col(rank)
-    hits = _hits(r, c, None, threshold)
+    hits = relevant_hits(r, c, None, threshold)
     return ratio(hits * hits, count(retrieved(c)) * count(relevant(r, threshold))).alias(
         label("set_map", None))
 
 
 @validated(METRICS["utility"])
 @rank_guarded
-def utility(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-    a: float = 1.0,
-    b: float = -1.0,
-    c: float = 0.0,
-    d: float = 0.0,
-    num_docs: int = 0,
-    empty: Literal["counts", "placeholder"] = "counts",
-) -> pl.Expr:
+def utility(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1, a: float = 1.0,
+            b: float = -1.0, c: float = 0.0, d: float = 0.0, num_docs: int = 0,
+            empty: Literal["counts", "placeholder"] = "counts") -> pl.Expr:
     """Set utility (trec_eval ``utility``): ``a*hits + b*(n - hits) + c*(R - hits) +
     d*(num_docs + hits - n - R)``, added left to right.
 
@@ -148,25 +101,6 @@ def utility(
     The four cells of the contingency table (relevant or not, retrieved or not) weighted by
     ``a, b, c, d``: trec_eval's ``-m utility.a,b,c,d``, default 1, -1, 0, 0. Unjudged
     retrieved rows count as retrieved non-relevant.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
-    a, b, c, d
-        Weights of relevant retrieved, non-relevant retrieved, relevant not retrieved and
-        non-relevant not retrieved documents (any finite numbers).
-    num_docs
-        Documents in the collection (trec_eval ``-N``), for the last cell; default 0.
-    empty
-        A query with nothing retrieved: ``"counts"`` (default) applies the formula with
-        n = 0; ``"placeholder"`` scores it as if one unjudged document were retrieved
-        (n = 1), as trec_eval 10 does under ``-c`` for ``utility`` with parameters.
 
     Examples
     --------
@@ -179,7 +113,7 @@ def utility(
     (-2.0, -1.0)
     """
     r, k = col(rel), col(rank)
-    hits = _hits(r, k, None, threshold)
+    hits = relevant_hits(r, k, None, threshold)
     n = count(retrieved(k))
     if empty == "placeholder":
         n = pl.max_horizontal(n, pl.lit(1, dtype=pl.Int64))
@@ -195,13 +129,8 @@ def utility(
 
 @validated(METRICS["num_nonrel_judged_ret"])
 @rank_guarded
-def num_nonrel_judged_ret(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def num_nonrel_judged_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+                          threshold: float = 1) -> pl.Expr:
     """Judged non-relevant rows retrieved (0 <= rel < threshold, with a rank <= k).
 
     Contract: docs/semantics.md#num_nonrel_judged_ret. trec_eval ``num_nonrel_judged_ret``.
@@ -210,13 +139,6 @@ def num_nonrel_judged_ret(
     ----------
     rel
         Grade column; judged non-relevant iff ``0 <= rel < threshold``.
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -232,12 +154,7 @@ def num_nonrel_judged_ret(
 
 @validated(METRICS["unjudged"])
 @rank_guarded
-def unjudged(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def unjudged(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Unjudged share of the top k (trec_eval ``unj_k``): unjudged rows (rel NULL or
     negative) with rank <= k, divided by k; ``k=None`` divides by n (0 when n = 0).
 
@@ -250,11 +167,6 @@ def unjudged(
     ----------
     rel
         Grade column; a row is unjudged iff rel is NULL or negative.
-    k
-        Cutoff; ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
 
     Examples
     --------
@@ -275,28 +187,13 @@ def unjudged(
 
 @validated(METRICS["bin_g"])
 @rank_guarded
-def bin_g(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    threshold: float = 1,
-) -> pl.Expr:
+def bin_g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 1) -> pl.Expr:
     """Binary G (trec_eval ``binG``): ``(1/R) * sum over relevant retrieved rows of
     1 / log2(2 + m)``, m the retrieved non-relevant rows ranked above; 0 when R = 0.
 
     Contract: docs/semantics.md#bin_g.
 
     Terms are added in rank order. Unjudged rows count as non-relevant.
-
-    Parameters
-    ----------
-    rel
-        Grade column; relevant iff ``rel >= threshold`` (NULL and negative grades are not).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    threshold
-        Relevance level (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -317,7 +214,7 @@ def bin_g(
         label("bin_g", None))
 
 
-def row_gains(rel: pl.Expr, gains: GainMap) -> pl.Expr:
+def row_gains(rel: pl.Expr, gains: GainPairs) -> pl.Expr:
     """The gain of each row for G: ``pairs[rel]`` for a grade listed there, else the grade
     itself; 0.0 for NULL and negative grades."""
     grade = rel.cast(pl.Float64)
@@ -329,12 +226,7 @@ def row_gains(rel: pl.Expr, gains: GainMap) -> pl.Expr:
 
 @validated(METRICS["g"])
 @rank_guarded
-def g(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    gains: GainMap = None,
-) -> pl.Expr:
+def g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", gains: GainPairs = None) -> pl.Expr:
     """G, normalised gain (trec_eval ``G``): ``(1/I) * sum over retrieved positions i with
     g_i != 0 of g_i / log2(2 + C_i - S_i)``; 0 when I = 0.
 
@@ -350,13 +242,6 @@ def g(
     ----------
     rel
         Grade column; NULL and negative grades (unjudged) gain 0 and are not in the ideal.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. :func:`rankframe.evaluate` checks it first.
-    gains
-        Gains of some grades, ``{grade: gain}`` (integer grades >= 0, 0 too; trec_eval's
-        ``-m G.1=3.5,2=9`` is ``{1: 3.5, 2: 9}``); other grades gain their own value.
-        Default None: g = rel.
 
     Examples
     --------

@@ -63,15 +63,8 @@ def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | N
 
 @validated(METRICS["rbp"])
 @rank_guarded
-def rbp(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    p: float = 0.8,
-    threshold: float = 1,
-    graded: bool = False,
-    max_grade: float | None = None,
-) -> pl.Expr:
+def rbp(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8, threshold: float = 1,
+        graded: bool = False, max_grade: float | None = None) -> pl.Expr:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
 
     Contract: docs/semantics.md#rbp.
@@ -94,21 +87,6 @@ def rbp(
     rel
         Grade column. Binary: relevant iff rel >= threshold; graded: gain rel / max_grade
         clipped to [0, 1]. NULL and negative grades gain 0.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    p
-        Persistence, in (0, 1): the chance the reader goes on to the next rank; default 0.8.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1. Binary
-        mode only.
-    graded
-        ``False`` (default): binary gains; ``True``: graded gains.
-    max_grade
-        Graded mode: the grade of gain 1; None (default): the query's highest grade,
-        retrieved or not.
 
     Examples
     --------
@@ -128,12 +106,7 @@ def rbp(
 
 @validated(METRICS["rbp_residual"])
 @rank_guarded
-def rbp_residual(
-    rel: IntoExpr = "rel",
-    *,
-    rank: IntoExpr = "rank",
-    p: float = 0.8,
-) -> pl.Expr:
+def rbp_residual(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8) -> pl.Expr:
     """The RBP residual: how much RBP could still grow if every unknown position were relevant.
 
     Contract: docs/semantics.md#rbp_residual.
@@ -156,8 +129,6 @@ def rbp_residual(
         NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
         (``pl.col("position") + 1``).
         :func:`rankframe.evaluate` checks the whole table first. A rank gap is an unknown position.
-    p
-        Persistence, in (0, 1); default 0.8.
 
     Examples
     --------
@@ -185,13 +156,8 @@ def rbp_residual(
 
 @validated(METRICS["err"])
 @rank_guarded
-def err(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-    max_grade: float = 4,
-) -> pl.Expr:
+def err(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
+        max_grade: float = 4) -> pl.Expr:
     """Expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan 2009).
 
     Contract: docs/semantics.md#err.
@@ -207,16 +173,6 @@ def err(
     rel
         Grade column, clipped to [0, max_grade]; NULL and negative grades never stop the
         reader.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
-    max_grade
-        The highest grade: the stopping probability is (2^g - 1) / 2^max_grade; default 4
-        (TREC Web track).
 
     Examples
     --------
@@ -244,12 +200,7 @@ def _judged_fraction(rel: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
 
 @validated(METRICS["judged"])
 @rank_guarded
-def judged(
-    rel: IntoExpr = "rel",
-    k: int | None = None,
-    *,
-    rank: IntoExpr = "rank",
-) -> pl.Expr:
+def judged(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank") -> pl.Expr:
     """Judged fraction at k: judged rows in the top k divided by ``min(k, n)``.
 
     Contract: docs/semantics.md#judged.
@@ -264,14 +215,6 @@ def judged(
     rel
         Grade column: a row is judged iff rel >= 0; NULL (unjudged) and negative grades
         (pooled but unjudged) are not.
-    k
-        Cutoff: only rows with ``rank <= k`` count. ``None`` (the default): the whole list.
-        The divisor is min(k, n).
-    rank
-        Rank column (a name or a Polars expression): 1 is the top, unique within a query;
-        NULL: judged but not retrieved. Ranks start at 1: shift 0-based positions by one
-        (``pl.col("position") + 1``).
-        :func:`rankframe.evaluate` checks the whole table first.
 
     Examples
     --------
