@@ -12,7 +12,7 @@ import polars as pl
 from rankframe import metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
 from rankframe.measures import Measure
-from rankframe.metrics.expr import forms_pay, group_start, rank_order_form, unguarded
+from rankframe.metrics.expr import unguarded
 from rankframe.registry import Metric
 from rankframe.table.judge import judge
 
@@ -33,27 +33,6 @@ def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, 
     return built(*args, **kwargs)
 
 
-def _in_rank_order(judged: pl.DataFrame, measures: Sequence[Measure], key: str,
-                   columns: Mapping[str, str]) -> pl.DataFrame:
-    """The per-query measures of a checked table whose groups are in rank order and small
-    (``forms_pay``): the row columns of each measure's ``RankOrderForm`` over the whole
-    table (added in order: a column may read the ones before), then one ``group_by``; no
-    per-group sort. A table in memory: the in-memory engine."""
-    rows: dict[str, pl.Expr] = {}
-    values = []
-    for i, m in enumerate(measures):
-        args, kwargs = m.metric.arguments(columns, m.values)
-        form = rank_order_form(builder(m.metric))(*args, prefix=f"__rankframe_{i}_", **kwargs)
-        rows |= form.columns
-        values.append(form.value.alias(m.label))
-    lazy = judged.lazy().with_columns(group_start(key))
-    for name, row in rows.items():
-        lazy = lazy.with_columns(row.alias(name))
-    lazy = lazy.group_by(key).agg(values).sort(key_order(judged.schema, [key]),
-                                                nulls_last=False)
-    return lazy.collect(engine="in-memory")
-
-
 def key_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:
     """What the result rows are sorted by: the key columns, an Enum key by its text (the
     order of every face: ids compare as strings), not by its categories' order."""
@@ -69,16 +48,13 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
-        if isinstance(judged, pl.DataFrame) and forms_pay(judged, keys,
-                                                          columns.get("rank", "rank")):
-            return _in_rank_order(judged, measures, keys[0], columns)
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures]
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(key_order(schema, keys),
                                                             nulls_last=False)
-        # A table in memory: the in-memory engine (three times faster on a block of 50,000
-        # rows); a LazyFrame (a scan, say): the streaming engine.
+        # A table in memory: the in-memory engine (no streaming set-up for a table already
+        # read; benchmarks/headline.py); a LazyFrame (a scan, say): the streaming engine.
         engine: Literal["in-memory", "streaming"] = (
             "in-memory" if isinstance(judged, pl.DataFrame) else "streaming")
         return lazy.collect(engine=engine)

@@ -12,8 +12,6 @@ import polars as pl
 
 from rankframe.metrics.expr import (
     IntoExpr,
-    RankOrderForm,
-    add_rank_order_form,
     col,
     count,
     label,
@@ -73,24 +71,6 @@ def precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "
     return _precision(col(rel), col(rank), k, threshold, divisor).alias(label("P", k))
 
 
-def _counted(column: str, mask: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
-    """A row column of ``mask`` as 0/1 and its count per group (a plain column's sum, which
-    a group costs less than the sum of an expression)."""
-    return {column: mask.cast(pl.Int64)}, pl.col(column).sum()
-
-
-def _precision_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                             rank: IntoExpr = "rank", threshold: float = 1,
-                             divisor: PrecisionDivisor = "k", prefix: str) -> RankOrderForm:
-    """:func:`precision` for groups in rank order: the counts from row columns."""
-    rel_e, rank_e = col(rel), col(rank)
-    found, hits = _counted(prefix + "hits", relevant(rel_e, threshold) & retrieved(rank_e, k))
-    shown, n = _counted(prefix + "ret", retrieved(rank_e))
-    value = precision_from_hits(hits, n, k, divisor)
-    return RankOrderForm(found | shown, value.alias(label("P", k)))
-
-
-add_rank_order_form(precision, _precision_in_rank_order)
 
 
 @validated(METRICS["recall"])
@@ -113,17 +93,6 @@ def recall(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "ran
     return _recall(col(rel), col(rank), k, threshold).alias(label("recall", k))
 
 
-def _recall_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                          rank: IntoExpr = "rank", threshold: float = 1,
-                          prefix: str) -> RankOrderForm:
-    """:func:`recall` for groups in rank order: the counts from row columns."""
-    rel_e, rank_e = col(rel), col(rank)
-    found, hits = _counted(prefix + "hits", relevant(rel_e, threshold) & retrieved(rank_e, k))
-    pooled, r_count = _counted(prefix + "rel", relevant(rel_e, threshold))
-    return RankOrderForm(found | pooled, ratio(hits, r_count).alias(label("recall", k)))
-
-
-add_rank_order_form(recall, _recall_in_rank_order)
 
 
 @validated(METRICS["f1"])

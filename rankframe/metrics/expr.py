@@ -10,7 +10,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, NamedTuple, TypeAlias
+from typing import Literal, TypeAlias
 
 import polars as pl
 
@@ -172,16 +172,6 @@ def first_discounts(values: pl.Expr, k: int) -> pl.Expr:
     return pl.lit(table).slice(0, values.len())
 
 
-def table_discount(positions: pl.Expr, k: int) -> pl.Expr:
-    """log2(i + 1) for the whole positions i in 1..k (k <= FIRST_DISCOUNTS_BOUND), by C's
-    ``log2``, gathered from a literal; NULL for the other positions. A gather where
-    :func:`log2_discount` computes each row's logarithm."""
-    table = pl.Series("log2", [math.log2(i + 1) for i in range(1, k + 1)], dtype=pl.Float64)
-    inside = ((positions >= 1) & (positions <= k)).fill_null(False)
-    index = pl.when(inside).then(positions.cast(pl.Int64) - 1).otherwise(0)
-    return pl.when(inside).then(pl.lit(table).gather(index))
-
-
 def sequential_sum(values: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
     """Sum of ``values`` added one at a time in ``order`` (ascending; as given when None),
     as trec_eval's loops accumulate (``sum = 0.0; sum += x``); 0.0 when empty.
@@ -317,126 +307,3 @@ def unguarded(builder: Builder) -> Builder:
     return builder
 
 
-#: The column that marks the first row of each group, in a table whose groups are in rank
-#: order (:func:`in_rank_order`); the row columns of a :class:`RankOrderForm` read it.
-GROUP_START = "__rankframe_group_start"
-
-
-class RankOrderForm(NamedTuple):
-    """A metric for a table whose groups are in rank order (:func:`in_rank_order`): row
-    columns computed over the whole table in its order, one after the other (each a name
-    and an expression that may read :data:`GROUP_START` and the columns before it), then
-    ``value``, the per-group expression that reads them.
-    Per-row work done once over the table costs a group nothing; sorts, ranges and running
-    sums inside ``group_by().agg`` cost every group."""
-
-    columns: dict[str, pl.Expr]
-    value: pl.Expr
-
-
-#: A builder's form for groups in rank order: the builder's arguments, plus ``prefix``,
-#: which begins the names of its row columns (distinct for each measure of one table).
-FormBuilder: TypeAlias = Callable[..., RankOrderForm]
-
-
-def add_rank_order_form(builder: Builder, form: FormBuilder) -> None:
-    """Give ``builder`` (guarded or not) a form for groups whose rows come in rank order:
-    ranks ascending, then the unretrieved rows (rank NULL). ``form`` takes the builder's
-    arguments (checked already) and ``prefix``, reads no rank guard and gives the same
-    numbers without per-group sorts; :func:`in_rank_order` tells when a table allows it."""
-    unguarded(builder).__dict__["rank_order_form"] = form
-
-
-def rank_order_form(builder: Builder) -> FormBuilder:
-    """The form of ``builder`` for groups in rank order (:func:`add_rank_order_form`); for a
-    builder without one, its unguarded expression with no row columns."""
-    plain = unguarded(builder)
-    form: FormBuilder | None = plain.__dict__.get("rank_order_form")
-    if form is not None:
-        return form
-
-    def expression_only(*args: object, prefix: str, **kwargs: object) -> RankOrderForm:
-        return RankOrderForm({}, plain(*args, **kwargs))
-
-    return expression_only
-
-
-def in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
-    """True if the rows of each group of ``keys`` are together (one key column, sorted,
-    without NULLs) and in rank order: ranks ascending, then the NULL ranks. One pass over
-    the table, no sort; False for anything else (several keys, ...), which is always safe."""
-    return _groups_in_rank_order(table, keys, rank) is not None
-
-
-#: Rank-order forms pay when groups are small: they spend more than the builders on a row
-#: and less on a group, so they win below some rows per group; this is that size, as
-#: ``benchmarks/headline.py`` (the ``log`` workload against ``trec``) places it.
-FORM_ROWS_PER_GROUP = 12
-_HEAD_ROWS = 4096  # rows forms_pay looks at first
-
-
-def forms_pay(table: pl.DataFrame, keys: Sequence[str], rank: str) -> bool:
-    """True if ``table`` is :func:`in_rank_order` and its groups are small enough (fewer
-    than :data:`FORM_ROWS_PER_GROUP` rows on average) that rank-order forms are faster.
-    A table whose first rows hold large groups is not looked at further."""
-    head = table.head(_HEAD_ROWS)
-    if table.height > _HEAD_ROWS:
-        in_head = _groups_in_rank_order(head, keys, rank)
-        if in_head is None or head.height >= 2 * FORM_ROWS_PER_GROUP * in_head:
-            return False
-    groups = _groups_in_rank_order(table, keys, rank)
-    return groups is not None and table.height < FORM_ROWS_PER_GROUP * groups
-
-
-def _groups_in_rank_order(table: pl.DataFrame, keys: Sequence[str], rank: str) -> int | None:
-    """The number of groups if ``table`` is :func:`in_rank_order`, else None."""
-    if len(keys) != 1 or table.height == 0 or rank not in table.columns:
-        return None
-    key = table.get_column(keys[0])
-    if key.null_count() or not key.is_sorted():
-        return None
-    k, r = pl.col(keys[0]), pl.col(rank)
-    before = r.shift(1)
-    starts = (k != k.shift(1)).fill_null(True)
-    ordered = starts | r.is_null() | (before.is_not_null() & (r > before))
-    found = table.select(ordered.fill_null(True).all().alias("o"), starts.sum().alias("n"))
-    return int(found.item(0, "n")) if found.item(0, "o") else None
-
-
-def group_start(key: str) -> pl.Expr:
-    """True on the first row of each group of ``key``, in a table whose groups are together
-    (:func:`in_rank_order`): the :data:`GROUP_START` column."""
-    k = pl.col(key)
-    return k.ne_missing(k.shift(1)).fill_null(True).alias(GROUP_START)
-
-
-def _since_group_start(running: pl.Expr, before_row: pl.Expr) -> pl.Expr:
-    """``running`` (a running total over the whole table) less its value before the first
-    row of the row's group (``before_row`` at that row)."""
-    at_start = pl.when(pl.col(GROUP_START)).then(running - before_row).forward_fill()
-    return running - at_start
-
-
-def count_in_group(mask: pl.Expr) -> pl.Expr:
-    """Rows of the group up to this one (itself included) where ``mask`` holds: a running
-    count over the whole table, restarted at each :data:`GROUP_START`, as Int64."""
-    flags = mask.cast(pl.Int64)
-    return _since_group_start(flags.cum_sum(), flags)
-
-
-#: The row column of :func:`position_in_group`, which forms may share.
-POSITION = "__rankframe_position"
-
-
-def position_in_group() -> pl.Expr:
-    """1, 2, ... within each group: the 1-based position of the row in its group."""
-    rows = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)  # a running count of every row
-    return _since_group_start(rows, pl.lit(1, dtype=pl.Int64))
-
-
-def in_group_order(values: pl.Expr, descending: bool = True) -> pl.Expr:
-    """``values`` sorted within each group (descending by default), each group keeping its
-    rows: the i-th row of a group holds the group's i-th value in that order. One sort of
-    the whole table on (group number, value)."""
-    group = pl.col(GROUP_START).cast(pl.Int64).cum_sum()
-    return values.sort_by([group, values], descending=[False, descending])

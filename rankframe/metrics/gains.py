@@ -14,30 +14,23 @@ import polars as pl
 
 from rankframe.metrics.expr import (
     FIRST_DISCOUNTS_BOUND,
-    POSITION,
     Gain,
     GainPairs,
     IntoExpr,
-    RankOrderForm,
-    add_rank_order_form,
     col,
     count,
     divide,
     exact_log2,
     first_discounts,
     gain,
-    in_group_order,
     label,
     log2_discount,
     ordinals,
-    position_in_group,
     rank_guarded,
-    ratio,
     relevant,
     retrieved,
     running_total,
     sequential_sum,
-    table_discount,
 )
 from rankframe.metrics.ordered import GainSum, gain_sum_kernel
 from rankframe.registry import METRICS, validated
@@ -63,23 +56,6 @@ def _gain_sum(what: GainSum, rel: pl.Expr, rank: pl.Expr, k: int | None, kind: G
     return lists.map_batches(kernel, return_dtype=pl.Float64, is_elementwise=True)
 
 
-def _cg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
-    gains = gain(rel, kind)
-    # Added in rank order (docs/semantics.md#exactness); a zero gain adds nothing.
-    counted = retrieved(rank, k) & (gains > 0)
-    return sequential_sum(gains.filter(counted), rank.filter(counted))
-
-
-def _dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
-         mapped: GainPairs = None) -> pl.Expr:
-    gains = gain(rel, kind, mapped)
-    # g / log2(r + 1) added in rank order, as trec_eval (docs/semantics.md#exactness); the
-    # rows of gain 0 add nothing and are left out of the sort.
-    counted = retrieved(rank, k) & (gains != 0)
-    kept = rank.filter(counted)
-    return sequential_sum(gains.filter(counted) / log2_discount(kept), kept)
-
-
 def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
               mapped: GainPairs = None) -> pl.Expr:
     """DCG@k of the ideal order: the positive gains of every row (``ideal="all"``) or of the
@@ -99,56 +75,6 @@ def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ide
     return sequential_sum(best / log2_discount(ordinals(best)))
 
 
-# Rank-order forms (rankframe.metrics.expr.RankOrderForm): each row's term computed over the
-# whole table, then summed per group in row order. A term 0.0 for the rows that add nothing
-# changes no such sum: a partial sum of nonzero terms is never -0.0, and x + 0.0 = x.
-
-
-def _cg_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain) -> pl.Expr:
-    """Row column: the gain of each row CG@k counts, 0.0 for the others."""
-    gains = gain(rel, kind)
-    return pl.when(retrieved(rank, k) & (gains > 0)).then(gains).otherwise(pl.lit(0.0))
-
-
-def _dcg_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain,
-               mapped: GainPairs) -> pl.Expr:
-    """Row column: g / log2(rank + 1) for each row DCG@k counts, 0.0 for the others."""
-    gains = gain(rel, kind, mapped)
-    counted = retrieved(rank, k) & (gains != 0)
-    discount = _discount(pl.when(counted).then(rank), k)
-    return pl.when(counted).then(gains / discount).otherwise(pl.lit(0.0))
-
-
-def _discount(positions: pl.Expr, k: int | None) -> pl.Expr:
-    """log2(i + 1) of whole positions i <= k, the cheaper way for the cutoff."""
-    if k is not None and k <= FIRST_DISCOUNTS_BOUND:
-        return table_discount(positions, k)
-    return log2_discount(positions)
-
-
-def _ideal_terms(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,
-                 mapped: GainPairs, prefix: str) -> dict[str, pl.Expr]:
-    """Row columns: the i-th row of a group holds the group's i-th best pooled gain
-    (``best``), its position i (shared by every measure), then the i-th term of the ideal
-    DCG@k, best_i / log2(i + 1) (``idcg``; 0.0 past the pool or the cutoff)."""
-    gains = gain(rel, kind, mapped)
-    pool = gains > 0
-    if ideal == "retrieved":
-        pool = pool & retrieved(rank)
-    best, at = pl.col(prefix + "best"), pl.col(POSITION)
-    kept = best > 0 if k is None else (best > 0) & (at <= k)
-    terms = pl.when(kept).then(best / _discount(pl.when(kept).then(at), k))
-    return {prefix + "best": in_group_order(pl.when(pool).then(gains).otherwise(pl.lit(0.0))),
-            POSITION: position_in_group(),
-            prefix + "idcg": terms.otherwise(pl.lit(0.0))}
-
-
-def _summed(prefix: str, name: str, terms: pl.Expr) -> tuple[dict[str, pl.Expr], pl.Expr]:
-    """A row column of ``terms`` and its sequential sum per group."""
-    column = prefix + name
-    return {column: terms}, sequential_sum(pl.col(column))
-
-
 @validated(METRICS["cg"])
 @rank_guarded
 def cg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
@@ -165,16 +91,6 @@ def cg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
     8.0
     """
     return _gain_sum("cg", col(rel), col(rank), k, gain).alias(label("cg", k))
-
-
-def _cg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
-                      gain: Gain = "linear", prefix: str) -> RankOrderForm:
-    """:func:`cg` for groups in rank order."""
-    columns, total = _summed(prefix, "cg", _cg_terms(col(rel), col(rank), k, gain))
-    return RankOrderForm(columns, total.alias(label("cg", k)))
-
-
-add_rank_order_form(cg, _cg_in_rank_order)
 
 
 @validated(METRICS["dcg"])
@@ -199,17 +115,6 @@ def dcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
     11.3389
     """
     return _gain_sum("dcg", col(rel), col(rank), k, gain, mapped=gains).alias(label("dcg", k))
-
-
-def _dcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                       rank: IntoExpr = "rank", gain: Gain = "linear",
-                       gains: Mapping[int, float] | None = None, prefix: str) -> RankOrderForm:
-    """:func:`dcg` for groups in rank order."""
-    columns, total = _summed(prefix, "dcg", _dcg_terms(col(rel), col(rank), k, gain, gains))
-    return RankOrderForm(columns, total.alias(label("dcg", k)))
-
-
-add_rank_order_form(dcg, _dcg_in_rank_order)
 
 
 @validated(METRICS["idcg"])
@@ -247,19 +152,6 @@ def idcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank"
     return _gain_sum("idcg", col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
-def _idcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                        rank: IntoExpr = "rank", gain: Gain = "linear", ideal: Ideal = "all",
-                        gains: Mapping[int, float] | None = None,
-                        prefix: str) -> RankOrderForm:
-    """:func:`idcg` for groups in rank order: one sort of the table, none per group."""
-    columns = _ideal_terms(col(rel), col(rank), k, gain, ideal, gains, prefix)
-    total = sequential_sum(pl.col(prefix + "idcg"))
-    return RankOrderForm(columns, total.alias(label("idcg", k)))
-
-
-add_rank_order_form(idcg, _idcg_in_rank_order)
-
-
 @validated(METRICS["ndcg"])
 @rank_guarded
 def ndcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
@@ -281,21 +173,6 @@ def ndcg(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank"
     0.8286
     """
     return _gain_sum("ndcg", col(rel), col(rank), k, gain, ideal, gains).alias(label("ndcg", k))
-
-
-def _ndcg_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                        rank: IntoExpr = "rank", gain: Gain = "linear", ideal: Ideal = "all",
-                        gains: Mapping[int, float] | None = None,
-                        prefix: str) -> RankOrderForm:
-    """:func:`ndcg` for groups in rank order: one sort of the table, none per group."""
-    rel_e, rank_e = col(rel), col(rank)
-    found, dcg_sum = _summed(prefix, "dcg", _dcg_terms(rel_e, rank_e, k, gain, gains))
-    best = _ideal_terms(rel_e, rank_e, k, gain, ideal, gains, prefix)
-    value = ratio(dcg_sum, sequential_sum(pl.col(prefix + "idcg")))
-    return RankOrderForm(found | best, value.alias(label("ndcg", k)))
-
-
-add_rank_order_form(ndcg, _ndcg_in_rank_order)
 
 
 # --------------------------------------------------------------------------- trec_eval's

@@ -13,11 +13,8 @@ import polars as pl
 
 from rankframe.metrics.expr import (
     IntoExpr,
-    RankOrderForm,
-    add_rank_order_form,
     col,
     count,
-    count_in_group,
     divide,
     judged_nonrelevant,
     label,
@@ -59,19 +56,6 @@ def reciprocal_rank(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoEx
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
 
 
-def _reciprocal_rank_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                                   rank: IntoExpr = "rank", threshold: float = 1,
-                                   prefix: str) -> RankOrderForm:
-    """:func:`reciprocal_rank` for groups in rank order: the relevant ranks a row column,
-    whose minimum per group a group costs less than that of an expression."""
-    rank_e, column = col(rank), prefix + "rr"
-    hits = pl.when(relevant(col(rel), threshold) & retrieved(rank_e, k)).then(rank_e)
-    first = pl.col(column).min()
-    value = (1.0 / first.cast(pl.Float64)).fill_null(0.0).alias(label("reciprocal_rank", k))
-    return RankOrderForm({column: hits}, value)
-
-
-add_rank_order_form(reciprocal_rank, _reciprocal_rank_in_rank_order)
 
 
 @validated(METRICS["average_precision"])
@@ -117,23 +101,6 @@ def _ap_value(total: pl.Expr, rel: pl.Expr, k: int | None, threshold: float,
     return share(total, denominator).alias(label("average_precision", k))
 
 
-def _average_precision_in_rank_order(rel: IntoExpr = "rel", k: int | None = None, *,
-                                     rank: IntoExpr = "rank", threshold: float = 1,
-                                     divisor: APDivisor = "relevant",
-                                     prefix: str) -> RankOrderForm:
-    """:func:`average_precision` for groups in rank order: the j of j / r_j is a running
-    count over the whole table, and the terms (0.0 for the other rows, which changes no
-    sum of these positive terms) are added per group in row order."""
-    rel_e, rank_e = col(rel), col(rank)
-    hit = relevant(rel_e, threshold) & retrieved(rank_e, k)
-    column = prefix + "ap"
-    terms = pl.when(hit).then(count_in_group(hit) / rank_e).otherwise(pl.lit(0.0))
-    found = count(hit) if divisor == "found" else None
-    value = _ap_value(sequential_sum(pl.col(column)), rel_e, k, threshold, divisor, found)
-    return RankOrderForm({column: terms}, value)
-
-
-add_rank_order_form(average_precision, _average_precision_in_rank_order)
 
 
 @validated(METRICS["r_precision"])
