@@ -86,11 +86,12 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     return pl.when(denominator > 0).then(quotient).otherwise(pl.lit(0.0, dtype=pl.Float64))
 
 
-def share(part: pl.Expr, whole: pl.Expr) -> pl.Expr:
-    """part / whole of two aggregates where the part is 0 whenever the whole is (hits of
-    the relevant rows, a sum over them), as Float64, rounded once; 0.0 for 0 / 0. Each side
-    is computed once."""
-    return (part.cast(pl.Float64) / whole.cast(pl.Float64)).fill_nan(0.0)
+def share(part: pl.Expr, count: pl.Expr) -> pl.Expr:
+    """part / count of two aggregates, ``count`` a count of rows and ``part`` 0 whenever
+    it is (hits of the relevant rows, a sum over them), as Float64, rounded once; 0.0 for
+    0 / 0. The count is raised to 1 when 0 (0 / 1 = 0), which keeps the division a plain
+    one in a group-by (a ``fill_nan`` after it made Polars divide query by query)."""
+    return part.cast(pl.Float64) / count.clip(lower_bound=1).cast(pl.Float64)
 
 
 def per(numerator: pl.Expr, k: float) -> pl.Expr:

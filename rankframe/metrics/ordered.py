@@ -55,6 +55,26 @@ def _sums(queries: int, query: pl.Series, terms: pl.Series) -> pl.Series:
     return pl.zeros(queries, F64, eager=True).scatter(grouped["q"], sums)
 
 
+def _by_query(rows: pl.DataFrame, column: str, descending: bool = False) -> pl.DataFrame:
+    """``rows`` sorted by query ``q``, then by ``column`` (no NULLs). When the column holds
+    whole numbers in [0, 2^32) (ranks, integer grades), one sort on a single 64-bit key,
+    q * 2^32 + value (or 2^32 - 1 - value, descending), several times cheaper than a sort
+    on two columns; else the sort on both."""
+    values = rows[column]
+    if rows.height == 0:
+        return rows
+    low, high = values.min(), values.max()
+    whole = values.dtype.is_integer() or not (values.is_nan() | (values.floor() != values)).any()
+    if whole and isinstance(low, int | float) and isinstance(high, int | float) \
+            and low >= 0 and high < 2**32:
+        within = values.cast(pl.UInt64)
+        if descending:
+            within = (2**32 - 1) - within
+        key = rows["q"].cast(pl.UInt64) * 2**32 + within
+        return rows if key.is_sorted() else rows[key.arg_sort()]
+    return rows.sort("q", column, descending=[False, descending])
+
+
 def _positions(query: pl.Series, queries: int) -> pl.Series:
     """1, 2, ... for the entries of each query, in a flat layout sorted by ``query``."""
     starts = _starts(query, queries).cast(pl.Int64)
@@ -88,17 +108,17 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
         if k is not None:
             retrieved = retrieved & (pl.col("rank") <= k)
         if what == "cg":
-            counted = rows.filter(retrieved & (pl.col("g") > 0)).sort("q", "rank")
+            counted = _by_query(rows.filter(retrieved & (pl.col("g") > 0)), "rank")
             out["cg"] = _sums(queries, counted["q"], counted["g"])
         if what in ("dcg", "ndcg"):
-            counted = rows.filter(retrieved & (pl.col("g") != 0)).sort("q", "rank")
+            counted = _by_query(rows.filter(retrieved & (pl.col("g") != 0)), "rank")
             discount = log2_values(counted["rank"].cast(F64) + 1.0)
             out["dcg"] = _sums(queries, counted["q"], counted["g"] / discount)
         if what in ("idcg", "ndcg"):
             pool = rows.filter(pl.col("g") > 0)
             if ideal == "retrieved":
                 pool = pool.filter(pl.col("rank").is_not_null())
-            pool = pool.sort("q", "g", descending=[False, True])
+            pool = _by_query(pool, "g", descending=True)
             position = _positions(pool["q"], queries)
             best = pool.with_columns(i=position)
             if k is not None:
@@ -119,6 +139,6 @@ def precision_sums(batch: pl.Series) -> pl.Series:
     """AP's sum, per query, over a Series of lists of the ranks of its relevant retrieved
     rows: j / r_j for the j-th smallest rank r_j, added in rank order."""
     queries = len(batch)
-    ranks = _entries(batch.to_frame("rank")).drop_nulls("rank").sort("q", "rank")
+    ranks = _by_query(_entries(batch.to_frame("rank")).drop_nulls("rank"), "rank")
     j = _positions(ranks["q"], queries)
     return _sums(queries, ranks["q"], j.cast(F64) / ranks["rank"].cast(F64)).alias(batch.name)
