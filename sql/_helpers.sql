@@ -152,9 +152,13 @@ CREATE OR REPLACE TEMP MACRO rf__ok_gains(fn, gains) AS
 
 -- The gain of a grade with a gain map (checked by rf__gains or rf__ok_gains): the mapped
 -- gain of a listed grade, else rf__gain. The map is cast to DOUBLE keys and values, as
--- rf__gains returns it, so that a grade looks it up.
+-- rf__gains returns it, so that a grade looks it up. Without a map (a NULL constant, folded
+-- when the query is planned) no row looks anything up.
 CREATE OR REPLACE TEMP MACRO rf__mapped_gain(rel, gain, gains) AS
-    coalesce(map_extract_value(gains::MAP(DOUBLE, DOUBLE), rel::DOUBLE), rf__gain(rel, gain));
+    CASE WHEN gains IS NULL THEN rf__gain(rel, gain)
+         ELSE coalesce(map_extract_value(gains::MAP(DOUBLE, DOUBLE), rel::DOUBLE),
+                       rf__gain(rel, gain))
+    END;
 
 -- Aggregates over one query's rows (arguments already validated).
 CREATE OR REPLACE TEMP MACRO rf__hits(rel, rank, k, threshold) AS
