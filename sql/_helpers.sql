@@ -58,9 +58,36 @@ CREATE OR REPLACE TEMP MACRO rf__choice(fn, name, value, allowed) AS
                     || '; got ' || coalesce('''' || value || '''', 'NULL'))
     END;
 
+-- The number of distinct ranks from 1 to 64 in the group: the bits set in the OR of one
+-- bit per rank: a plain integer aggregate, cheaper per row than a bitmap.
+CREATE OR REPLACE TEMP MACRO rf__low_rank_bits(rank) AS
+    coalesce(bit_count(bit_or(CASE WHEN try_cast(rank AS BIGINT) BETWEEN 1 AND 64
+                                   THEN 1::UBIGINT << (try_cast(rank AS BIGINT) - 1)::UBIGINT
+                              END)), 0);
+
+-- The number of distinct ranks from lo to hi (constants) in the group: the bits set in a
+-- bitmap of that range.
+CREATE OR REPLACE TEMP MACRO rf__rank_bits(rank, lo, hi) AS
+    coalesce(bit_count(bitstring_agg(try_cast(rank AS BIGINT), lo, hi)
+                       FILTER (WHERE try_cast(rank AS BIGINT) BETWEEN lo AND hi)), 0);
+
+-- The number of distinct ranks of a group, exact, for ranks of an integer type >= 1 (any
+-- other rank fails the guard before this count is read). Not count(DISTINCT rank), a
+-- second hash table over every (group, rank) pair that cost several times the metrics:
+-- ranks 1-64 set bits in one 64-bit integer (rf__low_rank_bits); ranks up to 16384 in
+-- bitmaps, one per range (65-1024, 1025-16384), each made in a group at its first rank in
+-- the range (120 and 1920 bytes); larger ranks are listed and their distinct values
+-- counted.
+CREATE OR REPLACE TEMP MACRO rf__distinct_ranks(rank) AS
+    rf__low_rank_bits(rank) + rf__rank_bits(rank, 65, 1024)
+    + rf__rank_bits(rank, 1025, 16384)
+    + coalesce(len(list_distinct(list(rank) FILTER (WHERE rank > 16384))), 0);
+
 -- The rank guard of every macro reading a rank column, evaluated once per group: true, or
 -- an error naming the macro and the cause (docs/semantics.md#input-checks). A rank is of an
 -- integer type, >= 1, and occurs at most once in the group; NULL (not retrieved) is valid.
+-- Its aggregates are the same in every macro, so that DuckDB computes them once for all the
+-- guarded macros of a SELECT.
 CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
     CASE WHEN NOT list_contains(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
                                  'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', '"NULL"'],
@@ -70,9 +97,9 @@ CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
          WHEN min(rank) < 1
              THEN error(fn || ': rank ' || min(rank)::VARCHAR
                         || ' is below 1; ranks start at 1 (NULL = not retrieved)')
-         WHEN count(rank) <> count(DISTINCT rank)
+         WHEN count(rank) <> rf__distinct_ranks(rank)
              THEN error(fn || ': a rank occurs twice in a group (' || count(rank)::VARCHAR
-                        || ' ranks, ' || count(DISTINCT rank)::VARCHAR
+                        || ' ranks, ' || rf__distinct_ranks(rank)::VARCHAR
                         || ' distinct); ranks must be unique within a query')
          ELSE true
     END;
@@ -118,10 +145,20 @@ CREATE OR REPLACE TEMP MACRO rf__gains(fn, gains) AS
                     || '2^960 in size, got ' || gains::VARCHAR)
     END;
 
--- The gain of a grade with a gain map (checked by rf__gains): the mapped gain of a listed
--- grade, else rf__gain.
+-- true when a gain map is valid or NULL, else rf__gains' error: a macro checks its map once
+-- with it and passes the map on as given.
+CREATE OR REPLACE TEMP MACRO rf__ok_gains(fn, gains) AS
+    gains IS NULL OR rf__gains(fn, gains) IS NOT NULL;
+
+-- The gain of a grade with a gain map (checked by rf__gains or rf__ok_gains): the mapped
+-- gain of a listed grade, else rf__gain. The map is cast to DOUBLE keys and values, as
+-- rf__gains returns it, so that a grade looks it up. Without a map (a NULL constant, folded
+-- when the query is planned) no row looks anything up.
 CREATE OR REPLACE TEMP MACRO rf__mapped_gain(rel, gain, gains) AS
-    coalesce(map_extract_value(gains, rel::DOUBLE), rf__gain(rel, gain));
+    CASE WHEN gains IS NULL THEN rf__gain(rel, gain)
+         ELSE coalesce(map_extract_value(gains::MAP(DOUBLE, DOUBLE), rel::DOUBLE),
+                       rf__gain(rel, gain))
+    END;
 
 -- Aggregates over one query's rows (arguments already validated).
 CREATE OR REPLACE TEMP MACRO rf__hits(rel, rank, k, threshold) AS
@@ -130,10 +167,32 @@ CREATE OR REPLACE TEMP MACRO rf__hits(rel, rank, k, threshold) AS
 CREATE OR REPLACE TEMP MACRO rf__num_relevant(rel, threshold) AS
     count(*) FILTER (WHERE rf__relevant(rel, threshold));
 
+-- The values x of the retrieved rows where keep holds and rank <= k (every retrieved row
+-- where keep holds when k is NULL), in rank order; NULL when there are none. Under a cutoff
+-- below 1,000,000 (a constant in practice, so that DuckDB keeps one branch) the top-n
+-- aggregate min_by(x, rank, k), whose memory grows with the rows it keeps (max(x, n) sets
+-- n slots aside in every group); else an ordered list. Ranks are unique (the guard), so
+-- at most k rows have rank <= k.
+CREATE OR REPLACE TEMP MACRO rf__in_rank_order(x, rank, k, keep) AS
+    CASE WHEN k IS NULL OR k >= 1000000
+         THEN list(x ORDER BY rank) FILTER (WHERE keep AND rf__in_top(rank, k))
+         ELSE min_by(x, rank, least(greatest(coalesce(k, 1), 1), 999999)::BIGINT)
+                  FILTER (WHERE keep AND rank <= k)
+    END;
+
+-- The positive values g of the rows where keep holds, largest first, cut to the first k
+-- (all when k is NULL); NULL when there are none. As rf__in_rank_order: the top-n aggregate
+-- max_by(g, g, k) under a cutoff below 1,000,000, else a sorted list, sliced.
+CREATE OR REPLACE TEMP MACRO rf__best(g, k, keep) AS
+    CASE WHEN k IS NULL OR k >= 1000000
+         THEN list_slice(list(g ORDER BY g DESC) FILTER (WHERE keep AND g > 0),
+                         1, coalesce(k, 9223372036854775807))
+         ELSE max_by(g, g, least(greatest(coalesce(k, 1), 1), 999999)::BIGINT) FILTER (WHERE keep AND g > 0)
+    END;
+
 -- Ranks of relevant retrieved rows within the cutoff, ascending (NULL when there are none).
--- An ordered aggregate rather than list_sort(list(...)): measured faster (7M rows).
 CREATE OR REPLACE TEMP MACRO rf__relevant_ranks(rel, rank, k, threshold) AS
-    list(rank ORDER BY rank) FILTER (WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k));
+    rf__in_rank_order(rank, rank, k, rf__relevant(rel, threshold));
 
 CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
     CASE WHEN k IS NULL THEN rf__ratio(rf__hits(rel, rank, k, threshold), count(rank))
@@ -145,27 +204,23 @@ CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
     rf__ratio(rf__hits(rel, rank, k, threshold), rf__num_relevant(rel, threshold));
 
 -- Float sums add their terms one at a time in rank order, as trec_eval's loops do
--- (docs/semantics.md#exactness): list_sum over an ordered list, never a plain sum(), whose
--- order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
+-- (docs/semantics.md#exactness): list_sum over a list in rank order, never a plain sum(),
+-- whose order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
+-- Arguments already validated (k, gain; gains by rf__ok_gains).
 CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
-    rf__gain_sum(rel, gain, coalesce(list_sum(list(rf__mapped_gain(rel, gain, gains)
-                                                   / log2(rank + 1) ORDER BY rank)
-        FILTER (WHERE rf__in_top(rank, k) AND rf__mapped_gain(rel, gain, gains) != 0)),
-        0)::DOUBLE);
+    rf__gain_sum(rel, gain, coalesce(list_sum(rf__in_rank_order(
+        rf__mapped_gain(rel, gain, gains) / log2(rank + 1), rank, k,
+        rf__mapped_gain(rel, gain, gains) != 0)), 0)::DOUBLE);
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
     coalesce(list_sum(list_transform(gains, lambda g, i: g / log2(i + 1))), 0)::DOUBLE;
 
--- The positive gains in a list sorted descending, then cut to the first k: memory in
--- proportion to the group's rows whatever k is (the bounded top-n aggregate max(g, k)
--- reserved k slots in every group, and refuses k >= 1,000,000).
+-- The ideal DCG: the DCG of the first k positive gains best first (rf__best), of every row
+-- (ideal 'all') or of the retrieved ones. Arguments already validated, as rf__dcg's.
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal, gains := NULL) AS
-    rf__gain_sum(rel, gain, rf__list_dcg(list_slice(list(rf__mapped_gain(rel, gain, gains)
-                                 ORDER BY rf__mapped_gain(rel, gain, gains) DESC) FILTER (
-                                WHERE rf__mapped_gain(rel, gain, gains) > 0
-                                  AND (ideal = 'all' OR rank IS NOT NULL)),
-                            1, coalesce(k, 9223372036854775807))));
+    rf__gain_sum(rel, gain, rf__list_dcg(rf__best(rf__mapped_gain(rel, gain, gains), k,
+                                                  ideal = 'all' OR rank IS NOT NULL)));
 
 -- trec_eval's experimental nDCG variants (linear gains, mapped by a checked gain map):
 -- the ideal ranking, the positive gains of every row best first ([] when none) ...

@@ -19,21 +19,26 @@
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 1), (5, 0), (6, 0), (7, 1)) t(rank, rel);
 --     => 0.747, 0.6042, 0.8056
 
--- rf__unchecked_average_precision: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_average_precision is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k := NULL, threshold := 1,
-                                                             divisor := 'relevant') AS
-    rf__ratio(
-        coalesce(list_sum(list_transform(
-            rf__relevant_ranks(rel, rank, rf__k('rf_average_precision', k),
-                               rf__threshold('rf_average_precision', threshold)),
-            lambda r, j: j / r)), 0),
-        CASE rf__choice('rf_average_precision', 'divisor', divisor, ['relevant', 'min', 'found'])
-            WHEN 'relevant' THEN rf__num_relevant(rel, threshold)
-            WHEN 'min' THEN least(rf__num_relevant(rel, threshold), coalesce(k, 9223372036854775807))
-            ELSE rf__hits(rel, rank, k, threshold)
-        END);
-CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k := NULL, threshold := 1,
-                                                  divisor := 'relevant') AS
-    CASE WHEN rf__ranks_ok('rf_average_precision', rank) THEN
-        rf__unchecked_average_precision(rel, rank, k, threshold := threshold, divisor := divisor) END;
+-- rf__average_precision_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_average_precision, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_average_precision is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__average_precision_body(rel, rank, k, threshold, divisor, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_average_precision', k)
+              AND rf__ok(rf__threshold('rf_average_precision', threshold))
+              AND rf__ok(rf__choice('rf_average_precision', 'divisor', divisor,
+                                    ['relevant', 'min', 'found']))
+              AND ranks_ok THEN
+        rf__ratio(
+            coalesce(list_sum(list_transform(rf__relevant_ranks(rel, rank, k, threshold),
+                                             lambda r, j: j / r)), 0),
+            CASE divisor
+                WHEN 'relevant' THEN rf__num_relevant(rel, threshold)
+                WHEN 'min' THEN least(rf__num_relevant(rel, threshold),
+                                      coalesce(k, 9223372036854775807))
+                ELSE rf__hits(rel, rank, k, threshold)
+            END)
+    END;
+CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') AS
+    rf__average_precision_body(rel, rank, k, threshold, divisor, true);
+CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') AS
+    rf__average_precision_body(rel, rank, k, threshold, divisor, rf__ranks_ok('rf_average_precision', rank));

@@ -12,11 +12,17 @@
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 8.0, 9.0, 10.0
 
--- rf__unchecked_cg: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_cg is the guarded macro.
+-- rf__cg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_cg, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_cg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__cg_body(rel, rank, k, gain, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_cg', k)
+              AND rf__ok(rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential']))
+              AND ranks_ok THEN
+        rf__gain_sum(rel, gain, coalesce(list_sum(rf__in_rank_order(
+            rf__gain(rel, gain), rank, k, rf__gain(rel, gain) != 0)), 0)::DOUBLE)
+    END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k := NULL, gain := 'linear') AS
-    rf__gain_sum(rel, gain,
-        coalesce(list_sum(list(rf__gain(rel, rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential']))
-            ORDER BY rank) FILTER (WHERE rf__in_top(rank, rf__k('rf_cg', k)))), 0)::DOUBLE);
+    rf__cg_body(rel, rank, k, gain, true);
 CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k := NULL, gain := 'linear') AS
-    CASE WHEN rf__ranks_ok('rf_cg', rank) THEN rf__unchecked_cg(rel, rank, k, gain := gain) END;
+    rf__cg_body(rel, rank, k, gain, rf__ranks_ok('rf_cg', rank));

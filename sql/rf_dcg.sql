@@ -19,13 +19,17 @@
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 11.3389
 
--- rf__unchecked_dcg: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_dcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear',
-                                                gains := NULL) AS
-    rf__dcg(rel, rank, rf__k('rf_dcg', k),
-            rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']),
-            rf__gains('rf_dcg', gains));
+-- rf__dcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_dcg, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_dcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__dcg_body(rel, rank, k, gain, gains, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_dcg', k)
+              AND rf__ok(rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']))
+              AND rf__ok_gains('rf_dcg', gains)
+              AND ranks_ok THEN
+        rf__dcg(rel, rank, k, gain, gains)
+    END;
+CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
+    rf__dcg_body(rel, rank, k, gain, gains, true);
 CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_dcg', rank) THEN
-        rf__unchecked_dcg(rel, rank, k, gain := gain, gains := gains) END;
+    rf__dcg_body(rel, rank, k, gain, gains, rf__ranks_ok('rf_dcg', rank));

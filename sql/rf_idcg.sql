@@ -21,15 +21,18 @@
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 13.6848
 
--- rf__unchecked_idcg: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_idcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
-                                                 gains := NULL) AS
-    rf__idcg(rel, rank, rf__k('rf_idcg', k),
-             rf__choice('rf_idcg', 'gain', gain, ['linear', 'exponential']),
-             rf__choice('rf_idcg', 'ideal', ideal, ['all', 'retrieved']),
-             rf__gains('rf_idcg', gains));
-CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
-                                     gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_idcg', rank) THEN
-        rf__unchecked_idcg(rel, rank, k, gain := gain, ideal := ideal, gains := gains) END;
+-- rf__idcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_idcg, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_idcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__idcg_body(rel, rank, k, gain, ideal, gains, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_idcg', k)
+              AND rf__ok(rf__choice('rf_idcg', 'gain', gain, ['linear', 'exponential']))
+              AND rf__ok(rf__choice('rf_idcg', 'ideal', ideal, ['all', 'retrieved']))
+              AND rf__ok_gains('rf_idcg', gains)
+              AND ranks_ok THEN
+        rf__idcg(rel, rank, k, gain, ideal, gains)
+    END;
+CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
+    rf__idcg_body(rel, rank, k, gain, ideal, gains, true);
+CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
+    rf__idcg_body(rel, rank, k, gain, ideal, gains, rf__ranks_ok('rf_idcg', rank));

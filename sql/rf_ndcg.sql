@@ -23,17 +23,18 @@
 --     FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1)) t(rank, rel);
 --     => 0.8286
 
--- rf__unchecked_ndcg: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_ndcg is the guarded macro.
-CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
-                                                 gains := NULL) AS
-    rf__ratio(
-        rf__dcg(rel, rank, rf__k('rf_ndcg', k),
-                rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential']),
-                rf__gains('rf_ndcg', gains)),
-        rf__idcg(rel, rank, k, gain, rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved']),
-                 rf__gains('rf_ndcg', gains)));
-CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all',
-                                     gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_ndcg', rank) THEN
-        rf__unchecked_ndcg(rel, rank, k, gain := gain, ideal := ideal, gains := gains) END;
+-- rf__ndcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_ndcg, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_ndcg is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__ndcg_body(rel, rank, k, gain, ideal, gains, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_ndcg', k)
+              AND rf__ok(rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential']))
+              AND rf__ok(rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved']))
+              AND rf__ok_gains('rf_ndcg', gains)
+              AND ranks_ok THEN
+        rf__ratio(rf__dcg(rel, rank, k, gain, gains), rf__idcg(rel, rank, k, gain, ideal, gains))
+    END;
+CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
+    rf__ndcg_body(rel, rank, k, gain, ideal, gains, true);
+CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
+    rf__ndcg_body(rel, rank, k, gain, ideal, gains, rf__ranks_ok('rf_ndcg', rank));

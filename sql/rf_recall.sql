@@ -10,10 +10,15 @@
 --     FROM (VALUES (1, 1), (2, 0), (3, 1), (4, 0), (5, 1), (NULL, 1)) t(rank, rel);
 --     => 0.5, 0.75
 
--- rf__unchecked_recall: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_recall is the guarded macro.
+-- rf__recall_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_recall, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_recall is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__recall_body(rel, rank, k, threshold, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_recall', k) AND rf__ok(rf__threshold('rf_recall', threshold))
+              AND ranks_ok THEN
+        rf__recall(rel, rank, k, threshold)
+    END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k := NULL, threshold := 1) AS
-    rf__recall(rel, rank, rf__k('rf_recall', k), rf__threshold('rf_recall', threshold));
+    rf__recall_body(rel, rank, k, threshold, true);
 CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_recall', rank) THEN
-        rf__unchecked_recall(rel, rank, k, threshold := threshold) END;
+    rf__recall_body(rel, rank, k, threshold, rf__ranks_ok('rf_recall', rank));

@@ -10,12 +10,17 @@
 --     FROM (VALUES (1, NULL), (2, NULL), (3, 1), (4, 1), (NULL, 2)) t(rank, rel);
 --     => 0.3333, 0.0
 
--- rf__unchecked_reciprocal_rank: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_reciprocal_rank is the guarded macro.
+-- rf__reciprocal_rank_body: the macro once its arguments are checked and ranks_ok (the rank guard,
+-- or true) holds, in that order; rf__unchecked_reciprocal_rank, without the rank guard, is for
+-- tables checked already, as by rankframe.evaluate; rf_reciprocal_rank is the guarded macro.
+CREATE OR REPLACE TEMP MACRO rf__reciprocal_rank_body(rel, rank, k, threshold, ranks_ok) AS
+    CASE WHEN rf__ok_k('rf_reciprocal_rank', k)
+              AND rf__ok(rf__threshold('rf_reciprocal_rank', threshold))
+              AND ranks_ok THEN
+        coalesce(1 / (min(rank) FILTER (
+            WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k)))::DOUBLE, 0::DOUBLE)
+    END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
-    coalesce(1 / (min(rank) FILTER (
-        WHERE rf__relevant(rel, rf__threshold('rf_reciprocal_rank', threshold))
-          AND rf__in_top(rank, rf__k('rf_reciprocal_rank', k))))::DOUBLE, 0::DOUBLE);
+    rf__reciprocal_rank_body(rel, rank, k, threshold, true);
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_reciprocal_rank', rank) THEN
-        rf__unchecked_reciprocal_rank(rel, rank, k, threshold := threshold) END;
+    rf__reciprocal_rank_body(rel, rank, k, threshold, rf__ranks_ok('rf_reciprocal_rank', rank));
