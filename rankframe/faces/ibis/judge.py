@@ -12,9 +12,8 @@ import ibis.expr.datatypes as dt
 from rankframe.errors import InputError
 from rankframe.faces.base import JudgeOptions
 from rankframe.faces.ibis.columns import F64, I64, Table, Value, flag, no_negative_zero
-
-#: How many offending (query, doc) pairs an input error names.
-_NAMED_PROBLEMS = 3
+from rankframe.table import input_checks
+from rankframe.table.input_checks import NAMED_PROBLEMS, TypeClass, TypeReader
 
 
 @ibis.udf.scalar.builtin(name="convert_to")  # type: ignore[untyped-decorator]
@@ -30,42 +29,29 @@ def _text_bytes(text: Value, backend: str) -> Value:
     return text
 
 
-def _kind(dtype: Any) -> str:
+def _classify(dtype: Any) -> TypeClass:
     if dtype.is_string():
         return "text"
     if dtype.is_integer():
         return "integer"
-    if dtype.is_numeric():
-        return "numeric"
-    return "other"
+    return "numeric" if dtype.is_numeric() else "other"
 
 
-def _require(fn: str, side: str, table: Table, columns: Mapping[str, str]) -> None:
+#: How the input checks read an Ibis data type.
+IBIS_TYPES: TypeReader[Any] = TypeReader(classify=_classify, show=str,
+                                         cast_hint=lambda name: "cast one of them")
+
+
+def _schema(table: Table) -> dict[str, Any]:
     schema = table.schema()
-    missing = [c for c in columns if c not in schema]
-    if missing:
-        have = ", ".join(repr(c) for c in schema.names)
-        raise InputError(f"{fn}: the {side} has no column {', '.join(map(repr, missing))}; "
-                         f"its columns are: {have}")
-    for name, kind in columns.items():
-        found = _kind(schema[name])
-        if kind == "id" and found not in ("text", "integer"):
-            raise InputError(f"{fn}: column {name!r} of the {side} must hold string or integer "
-                             f"ids, got {schema[name]}")
-        if kind == "numeric" and found not in ("integer", "numeric"):
-            raise InputError(f"{fn}: column {name!r} of the {side} must be numeric, "
-                             f"got {schema[name]}")
+    return dict(zip(schema.names, schema.types, strict=True))
 
 
 def _id_type(fn: str, name: str, run: Table, qrels: Table) -> Any:
     a, b = run.schema()[name], qrels.schema()[name]
-    if a.is_string() and b.is_string():
+    if input_checks.id_class(fn, name, a, b, IBIS_TYPES) == "text":
         return dt.string
-    if a.is_integer() and b.is_integer():
-        return a if a == b else I64
-    raise InputError(
-        f"{fn}: column {name!r} is {a} in the run but {b} in the qrels; ids must be strings "
-        "on both sides or integers on both sides (cast one of them)")
+    return a if a == b else I64
 
 
 #: Backends whose engine matches column names without regard to case: a table with two
@@ -102,21 +88,6 @@ def _executor(table: Table, face: IbisJudge) -> Any:
     return found if found is not None else face.connection()
 
 
-def _problem_message(fn: str, side: str, value: str, q: str, d: str,
-                     rows: list[dict[str, Any]]) -> str:
-    first = rows[0]
-    where = f"query {first[q]!r}, document {first[d]!r}"
-    if first["kind"] == 0:
-        column = q if first[q] is None else d
-        return f"{fn}: column {column!r} of the {side} is NULL ({where})"
-    if first["kind"] == 1:
-        what = "NULL" if first["nulls"] else "NaN"
-        return f"{fn}: column {value!r} of the {side} is {what} ({where})"
-    pairs = "; ".join(f"query {row[q]!r}, document {row[d]!r} ({row['rows']} rows)"
-                      for row in rows if row["kind"] == 2)
-    return f"{fn}: duplicate ({q}, {d}) in the {side}: {pairs}; each pair may appear only once"
-
-
 class IbisJudge:
     """The judge of an Ibis face (a base of :class:`~rankframe.faces.ibis.face.IbisFace`): it
     reads the face's backend name, whether that backend has window functions, and its
@@ -141,12 +112,11 @@ class IbisJudge:
         depth = validation.cutoff(fn, o.depth, name="depth")
         ties = validation.choice(fn, "ties", o.ties, ("docid", "average"))
         q, d, s, r = o.query, o.doc, o.score, o.rel
-        names = {"query": q, "doc": d, "score": s, "rel": r}
-        if len(set(names.values()) | {"rank"}) != len(names) + 1:
-            raise ValueError(f"{fn}: query, doc, score and rel must be distinct column names "
-                             f"other than 'rank'; got {names}")
-        _require(fn, "run", run, {q: "id", d: "id", s: "numeric"})
-        _require(fn, "qrels", qrels, {q: "id", d: "id", r: "numeric"})
+        input_checks.distinct_names(fn, {"query": q, "doc": d, "score": s, "rel": r})
+        input_checks.require(fn, "run", _schema(run), {q: "id", d: "id", s: "numeric"},
+                             IBIS_TYPES)
+        input_checks.require(fn, "qrels", _schema(qrels), {q: "id", d: "id", r: "numeric"},
+                             IBIS_TYPES)
         case_distinct(fn, "run", run, self.backend)
         case_distinct(fn, "qrels", qrels, self.backend)
         qt, dtype = _id_type(fn, q, run, qrels), _id_type(fn, d, run, qrels)
@@ -235,7 +205,8 @@ class IbisJudge:
                               else_=ibis.null(I64))
             found = grouped.mutate(kind=kind).filter(lambda t: t["kind"].notnull())
             found = found.order_by(["kind", ibis.asc(q, nulls_first=True),
-                                    ibis.asc(d, nulls_first=True)]).limit(_NAMED_PROBLEMS)
+                                    ibis.asc(d, nulls_first=True)]).limit(NAMED_PROBLEMS)
             rows = _executor(table, self).to_pyarrow(found).to_pylist()
             if rows:
-                raise InputError(_problem_message(fn, side, value, q, d, rows))
+                named = [{**row, "query": row[q], "doc": row[d]} for row in rows]
+                raise InputError(input_checks.problem_message(fn, side, value, q, d, named))

@@ -4,25 +4,45 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
 
-from pyspark.sql import DataFrame, Row, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from rankframe import validation
 from rankframe.errors import InputError
 from rankframe.faces.base import Ties
+from rankframe.table import input_checks
+from rankframe.table.input_checks import NAMED_PROBLEMS, TypeClass, TypeReader
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
-
-_Kind = Literal["id", "numeric"]
-
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
 
-#: How many offending (query, doc) pairs an input error names.
-_NAMED_PROBLEMS = 3
+def _classify(dtype: T.DataType) -> TypeClass:
+    if isinstance(dtype, T.StringType):
+        return "text"
+    if isinstance(dtype, _INTEGRAL):
+        return "integer"
+    return "numeric" if isinstance(dtype, T.NumericType) else "other"
+
+
+#: How the input checks read a Spark column type.
+SPARK_TYPES: TypeReader[T.DataType] = TypeReader(
+    classify=_classify, show=lambda dtype: dtype.simpleString(),
+    cast_hint=lambda name: f"cast one, e.g. F.col({name!r}).cast('string')")
+
+
+def _schema(frame: DataFrame) -> dict[str, T.DataType]:
+    return {f.name: f.dataType for f in frame.schema.fields}
+
+
+def _id_type(fn: str, name: str, run: DataFrame, qrels: DataFrame) -> T.DataType:
+    """The type both sides' ids are cast to: strings, or integers widened to long."""
+    run_type, qrels_type = run.schema[name].dataType, qrels.schema[name].dataType
+    if input_checks.id_class(fn, name, run_type, qrels_type, SPARK_TYPES) == "text":
+        return T.StringType()
+    return run_type if run_type == qrels_type else T.LongType()
 
 
 def judge(
@@ -98,14 +118,11 @@ def judge(
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     judged_only = validation.check(fn, "judged_only", "flag", judged_only)
-    names = {"query": query, "doc": doc, "score": score, "rel": rel}
-    if len(set(names.values()) | {"rank"}) != len(names) + 1:
-        raise ValueError(
-            f"{fn}: query, doc, score and rel must be distinct column names other than "
-            f"'rank'; got {names}"
-        )
-    _require(fn, "run", run, {query: "id", doc: "id", score: "numeric"})
-    _require(fn, "qrels", qrels, {query: "id", doc: "id", rel: "numeric"})
+    input_checks.distinct_names(fn, {"query": query, "doc": doc, "score": score, "rel": rel})
+    input_checks.require(fn, "run", _schema(run), {query: "id", doc: "id", score: "numeric"},
+                         SPARK_TYPES)
+    input_checks.require(fn, "qrels", _schema(qrels), {query: "id", doc: "id", rel: "numeric"},
+                         SPARK_TYPES)
     query_type = _id_type(fn, query, run, qrels)
     doc_type = _id_type(fn, doc, run, qrels)
 
@@ -165,53 +182,12 @@ def unjudged_run_queries(run: DataFrame, qrels: DataFrame, *, query: str = "qid"
         One column ``query``, one row per unjudged query.
     """
     fn = "unjudged_run_queries"
-    _require(fn, "run", run, {query: "id"})
-    _require(fn, "qrels", qrels, {query: "id"})
+    input_checks.require(fn, "run", _schema(run), {query: "id"}, SPARK_TYPES)
+    input_checks.require(fn, "qrels", _schema(qrels), {query: "id"}, SPARK_TYPES)
     id_type = _id_type(fn, query, run, qrels)
     run_queries = run.select(F.col(query).cast(id_type).alias(query)).distinct()
     known = qrels.select(F.col(query).cast(id_type).alias(query)).distinct()
     return run_queries.join(known, on=query, how="left_anti").orderBy(query)
-
-
-def _is_text(dtype: T.DataType) -> bool:
-    return isinstance(dtype, T.StringType)
-
-
-def _require(fn: str, side: str, frame: DataFrame, columns: Mapping[str, _Kind]) -> None:
-    """Raise if a column is missing or of the wrong kind of type."""
-    schema = {f.name: f.dataType for f in frame.schema.fields}
-    missing = [c for c in columns if c not in schema]
-    if missing:
-        have = ", ".join(repr(c) for c in schema)
-        raise InputError(
-            f"{fn}: the {side} has no column {', '.join(repr(c) for c in missing)}; "
-            f"its columns are: {have}"
-        )
-    for name, kind in columns.items():
-        dtype = schema[name]
-        if kind == "id" and not (_is_text(dtype) or isinstance(dtype, _INTEGRAL)):
-            raise InputError(
-                f"{fn}: column {name!r} of the {side} must hold string or integer ids, "
-                f"got {dtype.simpleString()}"
-            )
-        if kind == "numeric" and not isinstance(dtype, T.NumericType):
-            raise InputError(
-                f"{fn}: column {name!r} of the {side} must be numeric, got {dtype.simpleString()}"
-            )
-
-
-def _id_type(fn: str, name: str, run: DataFrame, qrels: DataFrame) -> T.DataType:
-    """The type both sides' ids are cast to: strings, or integers widened to long."""
-    run_type, qrels_type = run.schema[name].dataType, qrels.schema[name].dataType
-    if _is_text(run_type) and _is_text(qrels_type):
-        return T.StringType()
-    if not _is_text(run_type) and not _is_text(qrels_type):
-        return run_type if run_type == qrels_type else T.LongType()
-    raise InputError(
-        f"{fn}: column {name!r} is {run_type.simpleString()} in the run but "
-        f"{qrels_type.simpleString()} in the qrels; ids must be strings on both sides or "
-        f"integers on both sides (cast one, e.g. F.col({name!r}).cast('string'))"
-    )
 
 
 def _check_data(
@@ -253,29 +229,11 @@ def _check_data(
             F.col("side").desc(), "kind", F.col("query").asc_nulls_first(),
             F.col("doc").asc_nulls_first(),
         )
-        .limit(_NAMED_PROBLEMS)
+        .limit(NAMED_PROBLEMS)
         .collect()
     )
     if rows:
-        raise InputError(_problem_message(fn, query, doc, rows))
-
-
-def _problem_message(fn: str, query: str, doc: str, rows: list[Row]) -> str:
-    """Describe the first offending (query, doc) pairs of one side and kind."""
-    first = rows[0]
-    same = [r for r in rows if r["side"] == first["side"] and r["kind"] == first["kind"]]
-    side = first["side"]
-    where = f"query {first['query']!r}, document {first['doc']!r}"
-    if first["kind"] == 0:
-        column = query if first["query"] is None else doc
-        return f"{fn}: column {column!r} of the {side} is NULL ({where})"
-    if first["kind"] == 1:
-        what = "NULL" if first["nulls"] > 0 else "NaN"
-        return f"{fn}: column {first['value']!r} of the {side} is {what} ({where})"
-    pairs = "; ".join(
-        f"query {r['query']!r}, document {r['doc']!r} ({r['rows']} rows)" for r in same
-    )
-    return (
-        f"{fn}: duplicate ({query}, {doc}) in the {side}: {pairs}; "
-        "each pair may appear only once"
-    )
+        first = rows[0]
+        same_side = [r.asDict() for r in rows if r["side"] == first["side"]]
+        raise InputError(input_checks.problem_message(fn, first["side"], first["value"], query,
+                                                      doc, same_side))
