@@ -30,18 +30,18 @@ does; the face object ``FACE`` is what ``rankframe.faces`` registers.
 PySpark is the optional extra ``rankframe[spark]``: ``import rankframe`` never needs it.
 """
 
+# ruff: noqa: F401  (the builders are public through __all__, built from SUPPORTED_METRICS)
 from __future__ import annotations
 
 try:
-    import pyspark.sql  # noqa: F401  (the optional dependency, checked first)
+    import pyspark.sql  # the optional dependency, checked first
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "rankframe.spark needs PySpark; install the optional extra: "
         "pip install 'rankframe[spark]'"
     ) from exc
 
-from rankframe.faces.spark.columns import EXACT_LOG2_POSITIONS as EXACT_LOG2_POSITIONS
-from rankframe.faces.spark.columns import IntoColumn as IntoColumn
+from rankframe.faces.spark.columns import EXACT_LOG2_POSITIONS, IntoColumn
 from rankframe.faces.spark.correlation import (
     kendall_distance,
     kendall_tau,
@@ -57,15 +57,15 @@ from rankframe.faces.spark.counts import (
     precision,
     recall,
 )
-from rankframe.faces.spark.face import FACE as FACE
 from rankframe.faces.spark.face import (
+    FACE,
     SUPPORTED_METRICS,
     UNSUPPORTED,
     UNSUPPORTED_FAMILIES,
+    SparkFace,
+    column,
     evaluate,
 )
-from rankframe.faces.spark.face import SparkFace as SparkFace
-from rankframe.faces.spark.face import column as column
 from rankframe.faces.spark.gains import (
     cg,
     dcg,
@@ -111,56 +111,12 @@ from rankframe.faces.spark.user import (
     rbp_residual,
 )
 
-#: The builders (every metric of SUPPORTED_METRICS), then the rest of the public API.
 __all__ = [
+    *SUPPORTED_METRICS,  # the builders, imported above
     "SUPPORTED_METRICS",
     "UNSUPPORTED",
     "UNSUPPORTED_FAMILIES",
-    "average_precision",
-    "average_precision_ties",
-    "bin_g",
-    "bpref",
-    "cg",
-    "dcg",
-    "dcg_ties",
-    "err",
     "evaluate",
-    "f1",
-    "g",
-    "hit_rate",
-    "idcg",
-    "infap",
-    "iprec_at_recall",
     "judge",
-    "judged",
-    "kendall_distance",
-    "kendall_tau",
-    "ndcg",
-    "ndcg_p",
-    "ndcg_rel",
-    "ndcg_ties",
-    "num_nonrel_judged_ret",
-    "num_rel",
-    "num_rel_ret",
-    "num_ret",
-    "precision",
-    "precision_ties",
-    "r_precision",
-    "r_precision_mult",
-    "rbo",
-    "rbp",
-    "rbp_residual",
-    "recall",
-    "recall_ties",
-    "reciprocal_rank",
-    "reciprocal_rank_ties",
-    "relative_precision",
-    "relstring",
-    "rndcg",
-    "set_map",
-    "spearman_rho",
-    "unjudged",
     "unjudged_run_queries",
-    "utility",
-    "yaap"
 ]
