@@ -242,6 +242,5 @@ class IbisFace(IbisJudge):
         return evaluate_table(judged, measures, keys, columns, self.backend)
 
 
-
 #: One face per backend, registered in :mod:`rankframe.faces` as ``ibis-<backend>``.
 FACES: dict[str, Face] = {backend: IbisFace(backend) for backend in BACKENDS}

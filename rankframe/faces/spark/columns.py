@@ -42,8 +42,6 @@ def builder(metric: Metric) -> Callable[[Callable[P, Column]], Callable[P, Colum
     return decorate
 
 
-
-
 def col(x: IntoColumn) -> Column:
     """A column name or a column, as a column."""
     return F.col(x) if isinstance(x, str) else x
