@@ -15,13 +15,19 @@ from rankframe.faces.ibis.columns import (
 from rankframe.faces.ibis.plan import Plan
 
 
-def _precision(plan: Plan, k: int | None, threshold: float, divisor: str) -> Final:
-    hits, n = plan.hits(k, threshold), plan.num_retrieved()
+def precision_from_hits(hits: str, n: str, k: int | None, divisor: str) -> Final:
+    """Precision from the aggregates ``hits`` (relevant rows within k) and ``n`` (rows
+    retrieved): hits / k, hits / min(k, n) (``divisor="min"``), hits / n without a cutoff;
+    0 where that divisor is 0. The tie-aware precision shares it (expected hits)."""
     if k is None:
         return lambda a: ratio(a[hits], a[n])
     if divisor == "k":
         return lambda a: as_float(a[hits]) / float(k)
     return lambda a: ratio(a[hits], ibis.least(a[n], k))
+
+
+def _precision(plan: Plan, k: int | None, threshold: float, divisor: str) -> Final:
+    return precision_from_hits(plan.hits(k, threshold), plan.num_retrieved(), k, divisor)
 
 
 def precision(plan: Plan, k: int | None, threshold: float = 1, divisor: str = "k") -> Final:

@@ -21,6 +21,7 @@ from rankframe.faces.ibis.columns import (
     retrieved,
     sum_where,
 )
+from rankframe.faces.ibis.counts import precision_from_hits
 from rankframe.faces.ibis.plan import Plan
 
 
@@ -41,11 +42,7 @@ def _tie_hits(plan: Plan, k: int | None, threshold: float) -> str:
 def precision_ties(plan: Plan, k: int | None, threshold: float = 1,
                    divisor: str = "k") -> Final:
     hits, n = _tie_hits(plan, k, threshold), plan.num_retrieved(rank="tie_first")
-    if k is None:
-        return lambda a: ratio(a[hits], a[n])
-    if divisor == "k":
-        return lambda a: as_float(a[hits]) / float(k)
-    return lambda a: ratio(a[hits], ibis.least(a[n], k))
+    return precision_from_hits(hits, n, k, divisor)
 
 
 def recall_ties(plan: Plan, k: int | None, threshold: float = 1) -> Final:

@@ -21,15 +21,22 @@ from rankframe.metrics.expr import label
 from rankframe.registry import METRICS
 
 
-def _precision(rel: Column, rank: Column, k: int | None, threshold: float,
-               divisor: PrecisionDivisor) -> Column:
-    n = count(retrieved(rank))
-    hits = relevant_hits(rel, rank, k, threshold)
+def precision_from_hits(hits: Column, n: Column, k: int | None,
+                        divisor: PrecisionDivisor) -> Column:
+    """Precision from the aggregates ``hits`` (relevant rows within k) and ``n`` (rows
+    retrieved): hits / k, hits / min(k, n) (``divisor="min"``), hits / n without a cutoff;
+    0 where that divisor is 0. The tie-aware precision shares it (expected hits)."""
     if k is None:
         return ratio(hits, n)
     if divisor == "k":
         return hits.cast("double") / F.lit(float(k))
     return ratio(hits, F.least(n, F.lit(k).cast("long")))
+
+
+def _precision(rel: Column, rank: Column, k: int | None, threshold: float,
+               divisor: PrecisionDivisor) -> Column:
+    return precision_from_hits(relevant_hits(rel, rank, k, threshold), count(retrieved(rank)),
+                               k, divisor)
 
 
 def _recall(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:

@@ -21,6 +21,7 @@ from rankframe.faces.spark.columns import (
     relevant,
     sum_array,
 )
+from rankframe.faces.spark.counts import precision_from_hits
 from rankframe.faces.spark.gains import ideal_dcg
 from rankframe.metrics.counts import PrecisionDivisor
 from rankframe.metrics.expr import Gain, label
@@ -77,13 +78,7 @@ def precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
     """
     rel_c, first, size = col(rel), col(tie_first), col(tie_size)
     hits = _expected_hits(rel_c, first, size, k, threshold)
-    n = count(first.isNotNull())
-    if k is None:
-        value = ratio(hits, n)
-    elif divisor == "k":
-        value = hits / F.lit(float(k))
-    else:
-        value = ratio(hits, F.least(n, F.lit(k).cast("long")))
+    value = precision_from_hits(hits, count(first.isNotNull()), k, divisor)
     return value.alias(label("precision_ties", k))
 
 
