@@ -13,7 +13,7 @@ judged table loaded into each engine before the clock starts:
 - ``ibis_duckdb``     ``rankframe.ibis.evaluate`` over the same DuckDB table in an Ibis
                       DuckDB connection, executed with ``con.to_polars``;
 - ``ibis_postgres``   the same over the table in a temporary PostgreSQL server
-                      (``rankframe.ibis.TemporaryPostgres``: initdb + pg_ctl on a Unix
+                      (``tests.support.postgres.TemporaryPostgres``: initdb + pg_ctl on a Unix
                       socket), started and loaded (COPY, ANALYZE) once by this driver;
 - ``rf_polars``       ``rf.evaluate(judged, measures)`` over the judged Polars frame.
 
@@ -510,7 +510,7 @@ def driver(args: argparse.Namespace) -> None:
 
     sys.path.insert(0, str(REPO))
     import rankframe as rf
-    from rankframe.ibis import TemporaryPostgres
+    from tests.support.postgres import TemporaryPostgres
 
     data = HERE / "data" / args.rows
     if not (data / "meta.json").is_file():

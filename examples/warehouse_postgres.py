@@ -10,7 +10,8 @@ expressions, one SQL statement per step (nothing is pulled into Python but the s
 
 Without a URL (or ``RANKFRAME_POSTGRES_URL``) the script starts a temporary server with
 ``initdb`` and ``pg_ctl`` in a temporary directory, on a Unix socket only, and removes it
-at the end (as root it runs the server as the ``postgres`` user). Needs the extra
+at the end (as root it runs the server as the ``postgres`` user): the test suite's launcher,
+``tests/support/postgres.py``, so that needs a checkout of the repository. Needs the extra
 ``rankframe[ibis]`` and, for the local server, PostgreSQL's server programs.
 """
 
@@ -29,6 +30,7 @@ import rankframe as rf
 import rankframe.ibis as rfi
 
 DATA = Path(__file__).resolve().parent / "data"
+REPO = DATA.parent.parent
 SYSTEMS = ("bm25", "dense", "hybrid")
 MEASURES = ["ndcg@10", "mrr", "P@10"]
 
@@ -77,8 +79,11 @@ def main(url: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
         if url:
             con = ibis.connect(url)
             stack.callback(con.disconnect)
-        else:
-            con = stack.enter_context(rfi.temporary_postgres()).connection
+        else:  # the test suite's throwaway server (tests/ of this checkout)
+            sys.path.insert(0, str(REPO))
+            from tests.support.postgres import temporary_postgres
+
+            con = stack.enter_context(temporary_postgres()).connection
         warehouse = in_postgres(con, runs, qrels)
     local = in_polars(runs, qrels)
     print(f"{'system':<8}" + "".join(f"{m + ' (pg)':>14}{m + ' (polars)':>18}" for m in MEASURES))

@@ -26,16 +26,14 @@ from rankframe.faces.ibis import (
     FACES,
     POSTGRES_URL_ENV,
     IbisFace,
-    TemporaryPostgres,
     backend_of,
     evaluate_table,
-    temporary_postgres,
     unsupported_metrics,
 )
 from rankframe.measures import Measure
 
-__all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "TemporaryPostgres", "evaluate",
-           "evaluate_run", "judge", "temporary_postgres", "to_sql", "unsupported_metrics"]
+__all__ = ["BACKENDS", "FACES", "POSTGRES_URL_ENV", "evaluate", "evaluate_run", "judge",
+           "to_sql", "unsupported_metrics"]
 
 #: Ibis compilers that compile only inside a live backend (PySpark's reads its session's
 #: options): not dialects for to_sql.

@@ -123,9 +123,20 @@ FACE_PARAMETERS = ("face", "checked_face", "engine_face", "pruning_face")
 
 #: The session fixture a face needs before it runs: a Spark session, a PostgreSQL server.
 FACE_FIXTURES = {"spark": "spark_session", "ibis-postgres": "postgres_server"}
+#: Of those, the ones that give the face what it runs on (the suite's PostgreSQL server): set
+#: up before the face says whether it can run.
+PROVIDING_FIXTURES = frozenset({"ibis-postgres"})
+
+
+def provide(request: pytest.FixtureRequest, name: str) -> None:
+    """Set up what a selected face of :data:`PROVIDING_FIXTURES` runs on (the fixture skips,
+    with the reason, where it cannot)."""
+    if name in PROVIDING_FIXTURES and name in selected_faces(request.config):
+        request.getfixturevalue(FACE_FIXTURES[name])
 
 
 def _face(request: pytest.FixtureRequest, name: str) -> Face:
+    provide(request, name)
     skip_unless_runnable(request.config, name)
     if name in FACE_FIXTURES:
         request.getfixturevalue(FACE_FIXTURES[name])

@@ -1,18 +1,34 @@
 """Input checks of :func:`rankframe.table.judge.judge`: columns and dtypes (from the schema
-alone, :func:`prepared_columns`), then the data of each side (NULL, NaN, a repeated (query,
-doc) pair), each error naming the column, the side and the row."""
+alone, :func:`prepared_columns`; the checks of every face, :mod:`rankframe.table.input_checks`,
+read Polars dtypes with :data:`DTYPES`), then the data of each side (NULL, NaN, a repeated
+(query, doc) pair), each error naming the column, the side and the row."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import polars as pl
 
 from rankframe.errors import InputError
+from rankframe.table import input_checks
+from rankframe.table.input_checks import Kind, TypeClass, TypeReader
 
-Kind = Literal["id", "numeric"]
 TEXT = (pl.String, pl.Categorical, pl.Enum)
+
+
+def _classify(dtype: pl.DataType) -> TypeClass:
+    if isinstance(dtype, TEXT):
+        return "text"
+    if dtype.is_integer():
+        return "integer"
+    return "numeric" if dtype.is_numeric() else "other"
+
+
+#: How the input checks read a Polars dtype.
+DTYPES: TypeReader[pl.DataType] = TypeReader(
+    classify=_classify, show=str,
+    cast_hint=lambda name: f"cast one, e.g. pl.col({name!r}).cast(pl.String)")
 
 
 def schema_of(frame: pl.DataFrame | pl.LazyFrame, prefix: str = "") -> pl.Schema:
@@ -41,11 +57,7 @@ def prepared_columns(fn: str, run: pl.DataFrame | pl.LazyFrame,
     """The columns :func:`rankframe.table.judge.judge` reads from each side, cast to the
     common id dtypes (see its id dtype policy), after checking names, columns and dtypes."""
     query, doc, score, rel = names
-    if len(set(names) | {"rank"}) != len(names) + 1:
-        raise ValueError(
-            f"{fn}: query, doc, score and rel must be distinct column names other than "
-            f"'rank'; got {names._asdict()}"
-        )
+    input_checks.distinct_names(fn, names._asdict())
     run_schema = schema_of(run)
     qrels_schema = schema_of(qrels)
     require(fn, "run", run_schema, {query: "id", doc: "id", score: "numeric"})
@@ -87,36 +99,14 @@ def _cast(name: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
 
 def require(fn: str, side: str, schema: pl.Schema, columns: Mapping[str, Kind]) -> None:
     """Raise if a column is missing or of the wrong kind of dtype."""
-    missing = [c for c in columns if c not in schema]
-    if missing:
-        have = ", ".join(repr(c) for c in schema.names())
-        raise InputError(
-            f"{fn}: the {side} has no column {', '.join(repr(c) for c in missing)}; "
-            f"its columns are: {have}"
-        )
-    for name, kind in columns.items():
-        dtype = schema[name]
-        if kind == "id" and not (isinstance(dtype, TEXT) or dtype.is_integer()):
-            raise InputError(
-                f"{fn}: column {name!r} of the {side} must hold string or integer ids, "
-                f"got {dtype}"
-            )
-        if kind == "numeric" and not dtype.is_numeric():
-            raise InputError(f"{fn}: column {name!r} of the {side} must be numeric, got {dtype}")
+    input_checks.require(fn, side, schema, columns, DTYPES)
 
 
 def id_dtype(fn: str, name: str, run_dtype: pl.DataType, qrels_dtype: pl.DataType) -> pl.DataType:
     """The dtype both sides' ids are cast to (see the module's id dtype policy)."""
-    run_text, qrels_text = isinstance(run_dtype, TEXT), isinstance(qrels_dtype, TEXT)
-    if run_text and qrels_text:
+    if input_checks.id_class(fn, name, run_dtype, qrels_dtype, DTYPES) == "text":
         return pl.String()
-    if not run_text and not qrels_text:
-        return _common_integer(run_dtype, qrels_dtype)
-    raise InputError(
-        f"{fn}: column {name!r} is {run_dtype} in the run but {qrels_dtype} in the qrels; "
-        f"ids must be strings on both sides or integers on both sides "
-        f"(cast one, e.g. pl.col({name!r}).cast(pl.String))"
-    )
+    return _common_integer(run_dtype, qrels_dtype)
 
 
 def _common_integer(a: pl.DataType, b: pl.DataType) -> pl.DataType:

@@ -30,7 +30,7 @@ from rankframe.faces.base import JudgeOptions, require_support
 from rankframe.faces.ibis import WINDOWED, IbisFace, unsupported_metrics
 from rankframe.measures import parse_all
 from rankframe.registry import METRICS
-from tests.conftest import skip_unless_runnable
+from tests.conftest import provide, skip_unless_runnable
 from tests.support import REPO
 
 #: What every Ibis face shares runs with the first of them; a test of another backend says so.
@@ -130,6 +130,7 @@ def test_to_sql_runs_with_the_polars_numbers(dialect: str, judged: pl.DataFrame,
                                              request: pytest.FixtureRequest) -> None:
     """The SQL a user pastes gives rankframe's numbers, query by query, to 1e-9."""
     if dialect in ("sqlite", "datafusion", "postgres"):
+        provide(request, f"ibis-{dialect}")
         skip_unless_runnable(request.config, f"ibis-{dialect}")
     sql = rfi.to_sql(MEASURES, dialect=dialect, table="judged")
     got = RUNNERS[dialect](sql, judged, request).sort("qid")
@@ -176,9 +177,8 @@ def test_public_evaluate_on_a_backend_table() -> None:
 
 
 def _face(name: str, request: pytest.FixtureRequest) -> IbisFace:
+    provide(request, name)
     skip_unless_runnable(request.config, name)
-    if name == "ibis-postgres":
-        request.getfixturevalue("postgres_server")
     face = faces.get(name)
     assert isinstance(face, IbisFace)
     return face
