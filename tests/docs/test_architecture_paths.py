@@ -22,8 +22,10 @@ OUTSIDE = {"../shared/reference/trec_eval"}
 #: The roots a path on the page is relative to: the repository, or the package (the page
 #: writes ``faces/base.py`` for ``rankframe/faces/base.py``).
 ROOTS = (REPO, REPO / "rankframe")
-#: What a template's ``<name>`` stands for: the page's example metric, its example face.
+#: What a template's ``<name>`` stands for: the page's example metric, its example face;
+#: ``<family>``: the example metric's family.
 EXAMPLES = ("ndcg", "polars")
+FAMILY = "gains"
 #: A tree entry: one name (a folder ends with ``/``) or several separated by ", ", an
 #: optional " ..." (more files like it), then two blanks before its description, or nothing.
 ENTRY = re.compile(r"(?P<names>[\w.-]+/?(?:, [\w.-]+/?)*)(?: \.\.\.)?(?: {2,}\S.*)?")
@@ -98,10 +100,11 @@ def missing(named: Named) -> str | None:
     if named.path in OUTSIDE:
         return None
     if "<" in named.path:
-        unknown = set(re.findall(r"<[^>]*>", named.path)) - {"<name>"}
+        unknown = set(re.findall(r"<[^>]*>", named.path)) - {"<name>", "<family>"}
         if unknown:
             return f"line {named.line}: {named.path}: unknown template {sorted(unknown)}"
-        tries = [_absent(named.path.replace("<name>", example)) for example in EXAMPLES]
+        path = named.path.replace("<family>", FAMILY)
+        tries = [_absent(path.replace("<name>", example)) for example in EXAMPLES]
         if all(tries):
             return f"line {named.line}: {named.path} (in {named.text!r}): {tries[0]}"
         return None
