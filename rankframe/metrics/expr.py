@@ -230,12 +230,13 @@ def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
 
 def valid_ranks(rank: pl.Expr) -> pl.Expr:
     """True for a group whose ranks are valid (docs/semantics.md#input-checks): every
-    non-NULL rank >= 1, whole and not repeated. Plain aggregates of the column, which Polars
-    computes in its grouped fast paths, with no cast: the smallest rank, whether each equals
-    its floor (a no-op on an integer column), and the distinct values against the count
-    (NULL counts once among the distinct values)."""
+    non-NULL rank >= 1, whole (not NaN, not infinite) and not repeated. Plain aggregates of
+    the column, which Polars computes in its grouped fast paths, with no cast: the smallest
+    rank, whether each less its floor is 0 (0 for any integer; NaN for NaN and infinity,
+    which Polars would count equal to their floor), and the distinct values against the
+    count (NULL counts once among the distinct values)."""
     at_least_one = rank.min().fill_null(1) >= 1
-    whole = (rank.floor() == rank).all()
+    whole = ((rank - rank.floor()) == 0).all()
     distinct = rank.n_unique() == rank.count() + rank.has_nulls().cast(pl.UInt32)
     return at_least_one & whole & distinct
 
