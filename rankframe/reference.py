@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe.errors import InputError
@@ -39,6 +39,15 @@ def _is_relevant(rel: float | None, threshold: float) -> bool:
 def _retrieved(rows: Rows) -> list[Row]:
     """Retrieved rows in rank order."""
     return sorted((r for r in rows if r[1] is not None), key=lambda r: r[1] or 0)
+
+
+def _retrieved_in_top(rows: Rows, k: int | None) -> Iterator[tuple[float | None, int]]:
+    """The retrieved rows of rank <= k (every one for k None), in rank order."""
+    for rel, rank in _retrieved(rows):
+        assert rank is not None
+        if not _in_top(rank, k):
+            return
+        yield rel, rank
 
 
 def _count_relevant(rows: Rows, threshold: float) -> int:
@@ -137,10 +146,7 @@ def average_precision(
     """Contract: docs/semantics.md#average_precision."""
     total = 0.0
     found = 0
-    for rel, rank in _retrieved(rows):
-        assert rank is not None
-        if not _in_top(rank, k):
-            break
+    for rel, rank in _retrieved_in_top(rows, k):
         if _is_relevant(rel, threshold):
             found += 1  # the relevant documents at ranks <= rank (ranks are distinct)
             total += found / rank
@@ -444,10 +450,7 @@ def err(rows: Rows, k: int | None = None, max_grade: float = 4) -> float:
     """Contract: docs/semantics.md#err."""
     total = 0.0
     not_stopped = 1.0
-    for rel, rank in _retrieved(rows):
-        assert rank is not None
-        if not _in_top(rank, k):
-            break
+    for rel, rank in _retrieved_in_top(rows, k):
         grade = 0.0 if rel is None else min(max(rel, 0.0), max_grade)
         stop = (2.0**grade - 1.0) / 2.0**max_grade
         total += not_stopped * stop / rank

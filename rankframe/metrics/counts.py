@@ -10,19 +10,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.expr import (
-    IntoExpr,
-    col,
-    count,
-    label,
-    per,
-    rank_guarded,
-    ratio,
-    relevant,
-    relevant_hits,
-    retrieved,
-    share,
-)
+from rankframe.metrics import expr
+from rankframe.metrics.expr import IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]
@@ -33,21 +22,22 @@ def precision_from_hits(
 ) -> pl.Expr:
     """hits / k (``divisor="k"``) or hits / min(k, n) (``"min"``); hits / n when k is None."""
     if k is None:
-        return share(hits, n)
+        return expr.share(hits, n)
     if divisor == "k":
-        return per(hits, k)
-    return share(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
+        return expr.per(hits, k)
+    return expr.share(hits, pl.min_horizontal(n, pl.lit(k, dtype=pl.Int64)))
 
 
 def _precision(
     rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float, divisor: PrecisionDivisor
 ) -> pl.Expr:
-    hits = relevant_hits(rel, rank, k, threshold)
-    return precision_from_hits(hits, count(retrieved(rank)), k, divisor)
+    hits = expr.relevant_hits(rel, rank, k, threshold)
+    return precision_from_hits(hits, expr.count(expr.retrieved(rank)), k, divisor)
 
 
 def _recall(rel: pl.Expr, rank: pl.Expr, k: int | None, threshold: float) -> pl.Expr:
-    return share(relevant_hits(rel, rank, k, threshold), count(relevant(rel, threshold)))
+    return expr.share(expr.relevant_hits(rel, rank, k, threshold),
+                      expr.count(expr.relevant(rel, threshold)))
 
 
 @validated(METRICS["precision"])
@@ -118,7 +108,7 @@ def f1(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "rank",
     w = beta**2 if recall_weight is None else recall_weight
     p = _precision(col(rel), col(rank), k, threshold, "k")
     r = _recall(col(rel), col(rank), k, threshold)
-    return ratio((1.0 + w) * p * r, w * p + r).alias(label("f1", k))
+    return expr.ratio((1.0 + w) * p * r, w * p + r).alias(label("f1", k))
 
 
 @validated(METRICS["hit_rate"])
@@ -136,7 +126,7 @@ def hit_rate(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "r
     >>> df.select(rf.hit_rate("rel", k=2), rf.hit_rate("rel", k=3)).row(0)
     (0.0, 1.0)
     """
-    hits = relevant_hits(col(rel), col(rank), k, threshold)
+    hits = expr.relevant_hits(col(rel), col(rank), k, threshold)
     return (hits > 0).cast(pl.Float64).alias(label("hit_rate", k))
 
 
@@ -154,7 +144,7 @@ def num_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "ra
     rel
         Grade column; not read (a uniform signature).
     """
-    return count(retrieved(col(rank), k)).alias(label("num_ret", k))
+    return expr.count(expr.retrieved(col(rank), k)).alias(label("num_ret", k))
 
 
 @validated(METRICS["num_rel"])
@@ -171,7 +161,7 @@ def num_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float 
     rank
         Rank column; not read (R counts retrieved and unretrieved rows alike).
     """
-    return count(relevant(col(rel), threshold)).alias(label("num_rel", None))
+    return expr.count(expr.relevant(col(rel), threshold)).alias(label("num_rel", None))
 
 
 @validated(METRICS["num_rel_ret"])
@@ -182,4 +172,4 @@ def num_rel_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr =
 
     Contract: docs/semantics.md#num_rel_ret.
     """
-    return relevant_hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))
+    return expr.relevant_hits(col(rel), col(rank), k, threshold).alias(label("num_rel_ret", k))

@@ -13,24 +13,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.expr import (
-    GainPairs,
-    IntoExpr,
-    col,
-    count,
-    exact_log2,
-    is_judged,
-    judged_nonrelevant,
-    label,
-    ordinals,
-    per,
-    rank_guarded,
-    ratio,
-    relevant,
-    relevant_hits,
-    retrieved,
-    sequential_sum,
-)
+from rankframe.metrics import expr
+from rankframe.metrics.expr import GainPairs, IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
 
 
@@ -58,9 +42,9 @@ def relative_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: Int
     (1.0, 0.5, 0.5)
     """
     r, c = col(rel), col(rank)
-    big_r = count(relevant(r, threshold))
-    size = count(retrieved(c)) if k is None else pl.lit(k, dtype=pl.Int64)
-    return ratio(relevant_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
+    big_r = expr.count(expr.relevant(r, threshold))
+    size = expr.count(expr.retrieved(c)) if k is None else pl.lit(k, dtype=pl.Int64)
+    return expr.ratio(expr.relevant_hits(r, c, k, threshold), pl.min_horizontal(size, big_r)).alias(
         label("relative_precision", k))
 
 
@@ -83,9 +67,9 @@ def set_map(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float 
     0.1667
     """
     r, c = col(rel), col(rank)
-    hits = relevant_hits(r, c, None, threshold)
-    return ratio(hits * hits, count(retrieved(c)) * count(relevant(r, threshold))).alias(
-        label("set_map", None))
+    hits = expr.relevant_hits(r, c, None, threshold)
+    pairs = expr.count(expr.retrieved(c)) * expr.count(expr.relevant(r, threshold))
+    return expr.ratio(hits * hits, pairs).alias(label("set_map", None))
 
 
 @validated(METRICS["utility"])
@@ -113,11 +97,11 @@ def utility(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float 
     (-2.0, -1.0)
     """
     r, k = col(rel), col(rank)
-    hits = relevant_hits(r, k, None, threshold)
-    n = count(retrieved(k))
+    hits = expr.relevant_hits(r, k, None, threshold)
+    n = expr.count(expr.retrieved(k))
     if empty == "placeholder":
         n = pl.max_horizontal(n, pl.lit(1, dtype=pl.Int64))
-    big_r = count(relevant(r, threshold))
+    big_r = expr.count(expr.relevant(r, threshold))
 
     def term(weight: float, cells: pl.Expr) -> pl.Expr:
         return pl.lit(float(weight)) * cells.cast(pl.Float64)
@@ -148,8 +132,8 @@ def num_nonrel_judged_ret(rel: IntoExpr = "rel", k: int | None = None, *, rank: 
     >>> df.select(rf.num_nonrel_judged_ret("rel"), rf.num_nonrel_judged_ret("rel", 3)).row(0)
     (2, 1)
     """
-    return count(judged_nonrelevant(col(rel), threshold) & retrieved(col(rank), k)).alias(
-        label("num_nonrel_judged_ret", k))
+    counted = expr.judged_nonrelevant(col(rel), threshold) & expr.retrieved(col(rank), k)
+    return expr.count(counted).alias(label("num_nonrel_judged_ret", k))
 
 
 @validated(METRICS["unjudged"])
@@ -179,10 +163,10 @@ def unjudged(rel: IntoExpr = "rel", k: int | None = None, *, rank: IntoExpr = "r
     (0.2, 0.2)
     """
     r, c = col(rel), col(rank)
-    top = count(retrieved(c, k) & ~is_judged(r))
+    top = expr.count(expr.retrieved(c, k) & ~expr.is_judged(r))
     if k is None:
-        return ratio(top, count(retrieved(c))).alias(label("unjudged", k))
-    return per(top, k).alias(label("unjudged", k))
+        return expr.ratio(top, expr.count(expr.retrieved(c))).alias(label("unjudged", k))
+    return expr.per(top, k).alias(label("unjudged", k))
 
 
 @validated(METRICS["bin_g"])
@@ -206,11 +190,11 @@ def bin_g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", threshold: float = 
     0.375
     """
     r, c = col(rel), col(rank)
-    shown = retrieved(c)
-    flags = relevant(r, threshold).filter(shown).sort_by(c.filter(shown))
-    above = ordinals(flags) - flags.cast(pl.Int64).cum_sum()  # non-relevant up to here
-    terms = (1.0 / exact_log2(above.cast(pl.Float64) + 2.0)).filter(flags)
-    return ratio(sequential_sum(terms), count(relevant(r, threshold))).alias(
+    shown = expr.retrieved(c)
+    flags = expr.relevant(r, threshold).filter(shown).sort_by(c.filter(shown))
+    above = expr.ordinals(flags) - flags.cast(pl.Int64).cum_sum()  # non-relevant up to here
+    terms = (1.0 / expr.exact_log2(above.cast(pl.Float64) + 2.0)).filter(flags)
+    return expr.ratio(expr.sequential_sum(terms), expr.count(expr.relevant(r, threshold))).alias(
         label("bin_g", None))
 
 
@@ -256,11 +240,12 @@ def g(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", gains: GainPairs = None
     """
     r, c = col(rel), col(rank)
     gain = row_gains(r, gains)
-    shown = retrieved(c)
+    shown = expr.retrieved(c)
     found = gain.filter(shown).sort_by(c.filter(shown))
-    ideal = gain.filter(is_judged(r) & (gain > 0)).sort(descending=True)
+    ideal = gain.filter(expr.is_judged(r) & (gain > 0)).sort(descending=True)
     costs = ideal.append(found * 0.0).head(found.len()).clip(lower_bound=1.0)
     spent = (2.0 + costs.cum_sum()) - found.cum_sum()
     gaining = found != 0.0
-    terms = found.filter(gaining) / exact_log2(spent.filter(gaining))
-    return ratio(sequential_sum(terms), sequential_sum(ideal)).alias(label("g", None))
+    terms = found.filter(gaining) / expr.exact_log2(spent.filter(gaining))
+    return expr.ratio(expr.sequential_sum(terms),
+                      expr.sequential_sum(ideal)).alias(label("g", None))

@@ -12,25 +12,15 @@ from collections.abc import Callable
 
 import ibis
 
-from rankframe.faces.ibis.columns import (
-    F64,
-    I64,
-    Final,
-    Table,
-    Value,
-    as_float,
-    flag,
-    no_negative_zero,
-    ratio,
-    sum_where,
-)
+from rankframe.faces.ibis import columns as cols
+from rankframe.faces.ibis.columns import Final, Table, Value
 from rankframe.faces.ibis.plan import GROUP, Plan
 
 
 def _paired_value(value: Value) -> Value:
     """A correlation column in its own type (an int64 beyond 2^53 is not rounded into a
     tie); floats with -0.0 made 0.0 (DataFusion orders and partitions the two apart)."""
-    return no_negative_zero(value) if value.type().is_floating() else value
+    return cols.no_negative_zero(value) if value.type().is_floating() else value
 
 
 def _paired_kept(plan: Plan, x: Value, y: Value) -> Value:
@@ -43,7 +33,7 @@ def _paired_kept(plan: Plan, x: Value, y: Value) -> Value:
 
 
 def spearman_rho(plan: Plan) -> Final:
-    valid = plan.row(lambda t: flag(_paired_kept(plan, plan.col(t, "x"), plan.col(t, "y"))))
+    valid = plan.row(lambda t: cols.flag(_paired_kept(plan, plan.col(t, "x"), plan.col(t, "y"))))
 
     def normalised(column: str) -> Callable[[Table], Value]:
         return lambda t: _paired_value(plan.col(t, column))
@@ -58,16 +48,16 @@ def spearman_rho(plan: Plan) -> Final:
         first = plan.row(lambda t: ibis.rank().over(ibis.window(
             group_by=plan.partition(t, t[valid]), order_by=t[value])), needs=[valid, value])
         tied = plan.total(lambda t: t[valid], valid, value, needs=[valid, value])
-        return plan.row(lambda t: as_float(t[first]) + (as_float(t[tied]) - 1.0) / 2.0 + 1.0
-                        - (as_float(t[n]) + 1.0) / 2.0, needs=[first, tied, n])
+        return plan.row(lambda t: cols.as_float(t[first]) + (cols.as_float(t[tied]) - 1.0) / 2.0
+                        + 1.0 - (cols.as_float(t[n]) + 1.0) / 2.0, needs=[first, tied, n])
 
     a_, b_ = centred_rank("x"), centred_rank("y")
-    sab = plan.agg(lambda t: sum_where(t[a_] * t[b_], t[valid] == 1))
-    saa = plan.agg(lambda t: sum_where(t[a_] * t[a_], t[valid] == 1))
-    sbb = plan.agg(lambda t: sum_where(t[b_] * t[b_], t[valid] == 1))
+    sab = plan.agg(lambda t: cols.sum_where(t[a_] * t[b_], t[valid] == 1))
+    saa = plan.agg(lambda t: cols.sum_where(t[a_] * t[a_], t[valid] == 1))
+    sbb = plan.agg(lambda t: cols.sum_where(t[b_] * t[b_], t[valid] == 1))
     def rho(a: Table) -> Value:
-        spread = as_float(a[saa]) * as_float(a[sbb])
-        return ibis.ifelse(spread > 0, as_float(a[sab]) / spread.sqrt(), 0.0)
+        spread = cols.as_float(a[saa]) * cols.as_float(a[sbb])
+        return ibis.ifelse(spread > 0, cols.as_float(a[sab]) / spread.sqrt(), 0.0)
 
     return rho
 
@@ -90,12 +80,12 @@ def _pair_counts(plan: Plan, table: Table) -> Table:
     pairs = pairs.filter(pairs["__rf_id"] < pairs["__rf_id2"])
     x1, y1, x2, y2 = pairs["__rf_x"], pairs["__rf_y"], pairs["__rf_x2"], pairs["__rf_y2"]
     return pairs.group_by(GROUP).aggregate(
-        __rf_conc=flag(((x1 < x2) & (y1 < y2)) | ((x1 > x2) & (y1 > y2))).sum(),
-        __rf_disc=flag(((x1 < x2) & (y1 > y2)) | ((x1 > x2) & (y1 < y2))).sum(),
-        __rf_tie_x=flag((x1 == x2) & (y1 != y2)).sum(),
-        __rf_tie_y=flag((x1 != x2) & (y1 == y2)).sum(),
-        __rf_tie_xy=flag((x1 == x2) & (y1 == y2)).sum(),
-        __rf_n0=flag(x1.notnull()).sum())
+        __rf_conc=cols.flag(((x1 < x2) & (y1 < y2)) | ((x1 > x2) & (y1 > y2))).sum(),
+        __rf_disc=cols.flag(((x1 < x2) & (y1 > y2)) | ((x1 > x2) & (y1 < y2))).sum(),
+        __rf_tie_x=cols.flag((x1 == x2) & (y1 != y2)).sum(),
+        __rf_tie_y=cols.flag((x1 != x2) & (y1 == y2)).sum(),
+        __rf_tie_xy=cols.flag((x1 == x2) & (y1 == y2)).sum(),
+        __rf_n0=cols.flag(x1.notnull()).sum())
 
 
 def with_pair_counts(plan: Plan, grouped: Table, source: Table) -> Table:
@@ -123,12 +113,12 @@ def kendall_tau(plan: Plan) -> Final:
     plan.pairs = True
 
     def tau(a: Table) -> Value:
-        n0 = as_float(a["__rf_n0"])
-        n1 = as_float(a["__rf_tie_x"] + a["__rf_tie_xy"])
-        n2 = as_float(a["__rf_tie_y"] + a["__rf_tie_xy"])
+        n0 = cols.as_float(a["__rf_n0"])
+        n1 = cols.as_float(a["__rf_tie_x"] + a["__rf_tie_xy"])
+        n2 = cols.as_float(a["__rf_tie_y"] + a["__rf_tie_xy"])
         denominator = (n0 - n1) * (n0 - n2)
         return ibis.ifelse((n0 - n1 > 0) & (n0 - n2 > 0),
-                           as_float(a["__rf_conc"] - a["__rf_disc"])
+                           cols.as_float(a["__rf_conc"] - a["__rf_disc"])
                            / ibis.greatest(denominator, 1.0).sqrt(), 0.0)
 
     return tau
@@ -137,8 +127,8 @@ def kendall_tau(plan: Plan) -> Final:
 def kendall_distance(plan: Plan, penalty: float = 0.0) -> Final:
     _number_queries(plan)
     plan.pairs = True
-    return lambda a: ratio(as_float(a["__rf_disc"]) + float(penalty)
-                            * as_float(a["__rf_tie_x"] + a["__rf_tie_y"]), a["__rf_n0"])
+    return lambda a: cols.ratio(cols.as_float(a["__rf_disc"]) + float(penalty)
+                            * cols.as_float(a["__rf_tie_x"] + a["__rf_tie_y"]), a["__rf_n0"])
 
 
 @ibis.udf.scalar.builtin(name="generate_series")  # type: ignore[untyped-decorator]
@@ -150,7 +140,7 @@ def _depths(length: Value, backend: str | None) -> Value:
     """The array 1, 2, ..., length. Ibis 12 compiles no integer range for DataFusion, whose
     own ``generate_series`` is called there."""
     if backend == "datafusion":
-        return _df_generate_series(ibis.literal(1, type=I64), length)
+        return _df_generate_series(ibis.literal(1, type=cols.I64), length)
     return ibis.range(1, length + 1)
 
 
@@ -158,8 +148,8 @@ def _power(p: float, exponent: Value) -> Value:
     """p^exponent (float64) for an integer exponent >= 0; 0 once it is below e^-700, so
     that no engine underflows (PostgreSQL raises on an underflow)."""
     most = math.floor(-700.0 / math.log(p))
-    return ibis.ifelse(exponent <= most, ibis.literal(p, type=F64).pow(
-        as_float(ibis.least(exponent, most))), 0.0)
+    return ibis.ifelse(exponent <= most, ibis.literal(p, type=cols.F64).pow(
+        cols.as_float(ibis.least(exponent, most))), 0.0)
 
 
 def rbo(plan: Plan, p: float = 0.9, depth: int | None = None,
@@ -174,22 +164,22 @@ def rbo(plan: Plan, p: float = 0.9, depth: int | None = None,
     scale = (1.0 - p) / p
 
     def values(source: Table) -> Table:
-        a, b = plan.col(source, "rank_a").cast(I64), plan.col(source, "rank_b").cast(I64)
+        a, b = plan.col(source, "rank_a").cast(cols.I64), plan.col(source, "rank_b").cast(cols.I64)
         if depth is not None:
-            a = ibis.ifelse(a <= depth, a, ibis.null(I64))
-            b = ibis.ifelse(b <= depth, b, ibis.null(I64))
+            a = ibis.ifelse(a <= depth, a, ibis.null(cols.I64))
+            b = ibis.ifelse(b <= depth, b, ibis.null(cols.I64))
         rows = source.select(__rf_g=source[GROUP], __rf_a=a, __rf_b=b,
                              __rf_m=ibis.greatest(a, b))
         both = (rows["__rf_a"].notnull() & rows["__rf_b"].notnull()).fill_null(False)
         lengths = rows.group_by("__rf_g").aggregate(
             __rf_la=rows["__rf_a"].max().fill_null(0), __rf_lb=rows["__rf_b"].max().fill_null(0),
-            __rf_xl=flag(both).sum().fill_null(0))
+            __rf_xl=cols.flag(both).sum().fill_null(0))
         lengths = lengths.select(
             "__rf_g", "__rf_xl", __rf_s=ibis.least(lengths["__rf_la"], lengths["__rf_lb"]),
             __rf_l=ibis.greatest(lengths["__rf_la"], lengths["__rf_lb"]))
         lengths = lengths.filter(lengths["__rf_s"] > 0)
         series = lengths.select(*lengths.columns, __rf_d=_depths(
-            lengths["__rf_l"], plan.backend).unnest().cast(I64))
+            lengths["__rf_l"], plan.backend).unnest().cast(cols.I64))
         ends = rows.filter(both).group_by(["__rf_g", "__rf_m"]).aggregate(
             __rf_n=rows["__rf_g"].count())
         ends = ends.select(__rf_g2=ends["__rf_g"], __rf_m=ends["__rf_m"], __rf_n=ends["__rf_n"])
@@ -200,15 +190,17 @@ def rbo(plan: Plan, p: float = 0.9, depth: int | None = None,
         depths = depths.mutate(
             __rf_x=depths["__rf_n"].sum().over(ibis.cumulative_window(
                 group_by=depths["__rf_g"], order_by=d)),
-            __rf_w=_power(p, d) / as_float(d))
+            __rf_w=_power(p, d) / cols.as_float(d))
         # The per-depth terms in their own projection, then plain sums (DataFusion 51
         # groups wrongly when the aggregates read the window column directly).
         d, s, l_ = depths["__rf_d"], depths["__rf_s"], depths["__rf_l"]
-        x, w, xl = as_float(depths["__rf_x"]), depths["__rf_w"], as_float(depths["__rf_xl"])
+        x, w = cols.as_float(depths["__rf_x"]), depths["__rf_w"]
+        xl = cols.as_float(depths["__rf_xl"])
         if extrapolated:
             terms = depths.select(
-                "__rf_g", xl=xl, s=as_float(s), l=as_float(l_), body=x * w,
-                tail=ibis.ifelse(d > s, as_float(d - s) * w, 0.0), xs=ibis.ifelse(d == s, x, 0.0),
+                "__rf_g", xl=xl, s=cols.as_float(s), l=cols.as_float(l_), body=x * w,
+                tail=ibis.ifelse(d > s, cols.as_float(d - s) * w, 0.0),
+                xs=ibis.ifelse(d == s, x, 0.0),
                 pl=ibis.ifelse(d == l_, _power(p, l_), 0.0))
             per = terms.group_by("__rf_g").aggregate(
                 body=terms["body"].sum(), tail=terms["tail"].sum(), xs=terms["xs"].sum(),

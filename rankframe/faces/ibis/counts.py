@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import ibis
 
-from rankframe.faces.ibis.columns import (
-    Final,
-    as_float,
-    flag,
-    ratio,
-)
+from rankframe.faces.ibis import columns as cols
+from rankframe.faces.ibis.columns import Final
 from rankframe.faces.ibis.plan import Plan
 
 
@@ -20,10 +16,10 @@ def precision_from_hits(hits: str, n: str, k: int | None, divisor: str) -> Final
     retrieved): hits / k, hits / min(k, n) (``divisor="min"``), hits / n without a cutoff;
     0 where that divisor is 0. The tie-aware precision shares it (expected hits)."""
     if k is None:
-        return lambda a: ratio(a[hits], a[n])
+        return lambda a: cols.ratio(a[hits], a[n])
     if divisor == "k":
-        return lambda a: as_float(a[hits]) / float(k)
-    return lambda a: ratio(a[hits], ibis.least(a[n], k))
+        return lambda a: cols.as_float(a[hits]) / float(k)
+    return lambda a: cols.ratio(a[hits], ibis.least(a[n], k))
 
 
 def _precision(plan: Plan, k: int | None, threshold: float, divisor: str) -> Final:
@@ -36,19 +32,19 @@ def precision(plan: Plan, k: int | None, threshold: float = 1, divisor: str = "k
 
 def recall(plan: Plan, k: int | None, threshold: float = 1) -> Final:
     hits, r = plan.hits(k, threshold), plan.num_relevant(threshold)
-    return lambda a: ratio(a[hits], a[r])
+    return lambda a: cols.ratio(a[hits], a[r])
 
 
 def f1(plan: Plan, k: int | None, threshold: float = 1, beta: float = 1.0,
        recall_weight: float | None = None) -> Final:
     w = float(recall_weight) if recall_weight is not None else float(beta) ** 2
     p, r = _precision(plan, k, threshold, "k"), recall(plan, k, threshold)
-    return lambda a: ratio((1.0 + w) * p(a) * r(a), w * p(a) + r(a))
+    return lambda a: cols.ratio((1.0 + w) * p(a) * r(a), w * p(a) + r(a))
 
 
 def hit_rate(plan: Plan, k: int | None, threshold: float = 1) -> Final:
     hits = plan.hits(k, threshold)
-    return lambda a: as_float(flag(a[hits] > 0))
+    return lambda a: cols.as_float(cols.flag(a[hits] > 0))
 
 
 def num_ret(plan: Plan, k: int | None) -> Final:

@@ -14,8 +14,9 @@ import polars as pl
 
 from rankframe.errors import RankframeError
 from rankframe.faces.base import Face, Role, Ties
+from rankframe.faces.ibis import columns as cols
 from rankframe.faces.ibis import correlation, counts, gains, ranked, tied, trec, user
-from rankframe.faces.ibis.columns import F64, I64, Final, Table, as_float
+from rankframe.faces.ibis.columns import Final, Table
 from rankframe.faces.ibis.correlation import with_pair_counts
 from rankframe.faces.ibis.judge import IbisJudge, case_distinct
 from rankframe.faces.ibis.plan import Plan, with_joined
@@ -122,8 +123,9 @@ def _grades_fit(plan: Plan, values: Mapping[str, Any], final: Final) -> Final:
     (2^rel - 1 would overflow its sums; docs/semantics.md#input-checks)."""
     if values.get("gain") != "exponential":
         return final
-    top = plan.agg(lambda t: as_float(plan.rel(t)).max())
-    return lambda a: ibis.ifelse((a[top] > MAX_GRADE).fill_null(False), ibis.null(F64), final(a))
+    top = plan.agg(lambda t: cols.as_float(plan.rel(t)).max())
+    return lambda a: ibis.ifelse((a[top] > MAX_GRADE).fill_null(False), ibis.null(cols.F64),
+                                 final(a))
 
 
 def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str],
@@ -145,7 +147,8 @@ def evaluate_table(table: Table, measures: Sequence[Measure], keys: Sequence[str
     for build_joined in plan.joined:
         grouped = with_joined(grouped, build_joined(source))
     result = grouped.select(*keys, **{
-        m.label: final(grouped).cast(I64 if m.metric.is_count else F64) for m, final in finals})
+        m.label: final(grouped).cast(cols.I64 if m.metric.is_count else cols.F64)
+        for m, final in finals})
     return result.order_by([ibis.asc(k, nulls_first=True) for k in keys])
 
 

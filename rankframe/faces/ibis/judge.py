@@ -11,7 +11,8 @@ import ibis.expr.datatypes as dt
 
 from rankframe.errors import InputError
 from rankframe.faces.base import JudgeOptions
-from rankframe.faces.ibis.columns import F64, I64, Table, Value, flag, no_negative_zero
+from rankframe.faces.ibis import columns as cols
+from rankframe.faces.ibis.columns import Table, Value
 from rankframe.table import input_checks
 from rankframe.table.input_checks import NAMED_PROBLEMS, TypeClass, TypeReader
 
@@ -51,7 +52,7 @@ def _id_type(fn: str, name: str, run: Table, qrels: Table) -> Any:
     a, b = run.schema()[name], qrels.schema()[name]
     if input_checks.id_class(fn, name, a, b, IBIS_TYPES) == "text":
         return dt.string
-    return a if a == b else I64
+    return a if a == b else cols.I64
 
 
 #: Backends whose engine matches column names without regard to case: a table with two
@@ -122,7 +123,7 @@ class IbisJudge:
         qt, dtype = _id_type(fn, q, run, qrels), _id_type(fn, d, run, qrels)
         run_c = run.select(run[q].cast(qt).name(q), run[d].cast(dtype).name(d),
                            # -0.0 made 0.0: equal scores tie as such.
-                           no_negative_zero(run[s]).name(s))
+                           cols.no_negative_zero(run[s]).name(s))
         qrels_c = qrels.select(qrels[q].cast(qt).name(q), qrels[d].cast(dtype).name(d), r)
         self._check(fn, {"run": (run_c, s), "qrels": (qrels_c, r)}, q, d)
 
@@ -142,8 +143,8 @@ class IbisJudge:
         out = joined.select(
             ibis.coalesce(joined[q], joined[f"{q}_right"]).name(q),
             ibis.coalesce(joined[d], joined[f"{d}_right"]).name(d),
-            joined["rank"].cast(I64).name("rank"), joined[r], joined[s].cast(F64).name(s),
-            *(joined[c].cast(I64).name(c) for c in extra))
+            joined["rank"].cast(cols.I64).name("rank"), joined[r], joined[s].cast(cols.F64).name(s),
+            *(joined[c].cast(cols.I64).name(c) for c in extra))
         return out.order_by([out[q], ibis.asc(out["rank"], nulls_first=False), out[d]])
 
     def _rerank(self, ranked: Table, q: str) -> Table:
@@ -151,18 +152,18 @@ class IbisJudge:
         if self.windows:
             position = ibis.row_number().over(ibis.window(group_by=ranked[q],
                                                           order_by=ranked["rank"])) + 1
-            return ranked.mutate(rank=position.cast(I64))
+            return ranked.mutate(rank=position.cast(cols.I64))
         other = ranked.select(__rf_q=ranked[q], __rf_r=ranked["rank"])
         pairs = ranked.join(other, ranked[q] == other["__rf_q"])
         pairs = pairs.filter(pairs["__rf_r"] <= pairs["rank"])
         keys = [c for c in ranked.columns if c != "rank"]
-        return pairs.group_by(keys).aggregate(rank=pairs[q].count().cast(I64))
+        return pairs.group_by(keys).aggregate(rank=pairs[q].count().cast(cols.I64))
 
     def _rank_windows(self, run: Table, q: str, d: str, s: str) -> Table:
         text = _text_bytes(run[d].cast(dt.string), self.backend)
         position = ibis.row_number().over(ibis.window(
             group_by=run[q], order_by=[ibis.desc(run[s]), ibis.desc(text)])) + 1
-        return run.mutate(rank=position.cast(I64))
+        return run.mutate(rank=position.cast(cols.I64))
 
     def _rank_joins(self, run: Table, q: str, d: str, s: str) -> Table:
         """rank = the rows of the query that sort at or before the row (an equality
@@ -173,16 +174,17 @@ class IbisJudge:
         before = (pairs["__rf_s"] > pairs[s]) | ((pairs["__rf_s"] == pairs[s])
                                                 & (pairs["__rf_t"] >= pairs["__rf_text"]))
         counted = pairs.filter(before).group_by([q, d, s]).aggregate(
-            rank=pairs[q].count().cast(I64))
+            rank=pairs[q].count().cast(cols.I64))
         return counted
 
     def _tie_groups(self, ranked: Table, q: str, s: str) -> Table:
         if self.windows:
             group = ibis.window(group_by=[ranked[q], ranked[s]])
-            return ranked.mutate(tie_first=ranked["rank"].min().over(group).cast(I64),
-                                 tie_size=ranked["rank"].count().over(group).cast(I64))
+            return ranked.mutate(tie_first=ranked["rank"].min().over(group).cast(cols.I64),
+                                 tie_size=ranked["rank"].count().over(group).cast(cols.I64))
         groups = ranked.group_by([q, s]).aggregate(
-            tie_first=ranked["rank"].min().cast(I64), tie_size=ranked["rank"].count().cast(I64))
+            tie_first=ranked["rank"].min().cast(cols.I64),
+            tie_size=ranked["rank"].count().cast(cols.I64))
         return ranked.join(groups, [q, s])
 
     def _check(self, fn: str, sides: Mapping[str, tuple[Table, str]], q: str, d: str) -> None:
@@ -191,18 +193,18 @@ class IbisJudge:
         for side, (table, value) in sides.items():
             v = table[value]
             counts = {"rows": table[q].isnull().count(),  # count(*) of the group
-                      "nulls": flag(v.isnull()).sum()}
+                      "nulls": cols.flag(v.isnull()).sum()}
             # SQLite has no NaN (it stores NULL); integers have none.
             nan = v.type().is_floating() and self.backend != "sqlite"
             if nan:
-                counts["nans"] = flag(v.isnan()).sum()
+                counts["nans"] = cols.flag(v.isnan()).sum()
             grouped = table.group_by([q, d]).aggregate(**counts)
             null_id = grouped[q].isnull() | grouped[d].isnull()
             bad = grouped["nulls"] > 0
             if nan:
                 bad = bad | (grouped["nans"] > 0)
             kind = ibis.cases((null_id, 0), (bad, 1), (grouped["rows"] > 1, 2),
-                              else_=ibis.null(I64))
+                              else_=ibis.null(cols.I64))
             found = grouped.mutate(kind=kind).filter(lambda t: t["kind"].notnull())
             found = found.order_by(["kind", ibis.asc(q, nulls_first=True),
                                     ibis.asc(d, nulls_first=True)]).limit(NAMED_PROBLEMS)

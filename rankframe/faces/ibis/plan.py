@@ -9,19 +9,8 @@ from typing import Any
 
 import ibis
 
-from rankframe.faces.ibis.columns import (
-    I64,
-    Table,
-    Value,
-    as_float,
-    discount,
-    flag,
-    gain_of,
-    no_negative_zero,
-    relevant,
-    retrieved,
-    sum_where,
-)
+from rankframe.faces.ibis import columns as cols
+from rankframe.faces.ibis.columns import Table, Value
 
 
 class Plan:
@@ -83,24 +72,24 @@ class Plan:
 
     def rel(self, t: Table) -> Value:
         if self.backend == "datafusion":  # it orders -0.0 below 0.0 (a judged grade)
-            return no_negative_zero(self.col(t, "rel"))
-        return as_float(self.col(t, "rel"))
+            return cols.no_negative_zero(self.col(t, "rel"))
+        return cols.as_float(self.col(t, "rel"))
 
     def rank(self, t: Table) -> Value:
-        return self.col(t, "rank").cast(I64)
+        return self.col(t, "rank").cast(cols.I64)
 
     def count_where(self, condition: Callable[[Table], Value]) -> str:
-        return self.agg(lambda t: flag(condition(t)).sum().fill_null(0))
+        return self.agg(lambda t: cols.flag(condition(t)).sum().fill_null(0))
 
     def hits(self, k: int | None, threshold: float) -> str:
         return self.count_where(
-            lambda t: relevant(self.rel(t), threshold) & retrieved(self.rank(t), k))
+            lambda t: cols.relevant(self.rel(t), threshold) & cols.retrieved(self.rank(t), k))
 
     def num_relevant(self, threshold: float) -> str:
-        return self.count_where(lambda t: relevant(self.rel(t), threshold))
+        return self.count_where(lambda t: cols.relevant(self.rel(t), threshold))
 
     def num_retrieved(self, k: int | None = None, rank: str = "rank") -> str:
-        return self.count_where(lambda t: retrieved(self.col(t, rank), k))
+        return self.count_where(lambda t: cols.retrieved(self.col(t, rank), k))
 
     def total(self, build: Callable[[Table], Value], *extra: str,
               needs: Sequence[str] = ()) -> str:
@@ -121,27 +110,27 @@ class Plan:
     def relevant_running(self, threshold: float) -> str:
         """Per row: relevant retrieved rows ranked at or above it (j of the j-th relevant)."""
         return self.running(
-            lambda t: flag(relevant(self.rel(t), threshold) & self.rank(t).notnull()),
+            lambda t: cols.flag(cols.relevant(self.rel(t), threshold) & self.rank(t).notnull()),
             lambda t: self.rank(t))
 
     def dcg(self, k: int | None, gain: str, rank: str = "rank", gains: Any = None) -> str:
-        return self.agg(lambda t: sum_where(
-            gain_of(self.rel(t), gain, gains) / discount(self.col(t, rank), self.backend),
-            retrieved(self.col(t, rank), k)))
+        return self.agg(lambda t: cols.sum_where(
+            cols.gain_of(self.rel(t), gain, gains) / cols.discount(self.col(t, rank), self.backend),
+            cols.retrieved(self.col(t, rank), k)))
 
     def idcg(self, k: int | None, gain: str, ideal: str, rank: str = "rank",
              gains: Any = None) -> str:
         def pool(t: Table) -> Value:
-            positive = gain_of(self.rel(t), gain, gains) > 0
+            positive = cols.gain_of(self.rel(t), gain, gains) > 0
             return positive if ideal == "all" else positive & self.col(t, rank).notnull()
 
         # Pool rows first, by gain descending: their row numbers are the ideal positions.
         position = self.row(lambda t: ibis.row_number().over(ibis.window(
             group_by=self.partition(t),
-            order_by=[ibis.desc(flag(pool(t))),
-                      ibis.desc(gain_of(self.rel(t), gain, gains))])) + 1)
-        return self.agg(lambda t: sum_where(
-            gain_of(self.rel(t), gain, gains) / discount(t[position], self.backend),
+            order_by=[ibis.desc(cols.flag(pool(t))),
+                      ibis.desc(cols.gain_of(self.rel(t), gain, gains))])) + 1)
+        return self.agg(lambda t: cols.sum_where(
+            cols.gain_of(self.rel(t), gain, gains) / cols.discount(t[position], self.backend),
             pool(t) & (True if k is None else t[position] <= k)))
 
 

@@ -6,32 +6,21 @@ from __future__ import annotations
 
 import ibis
 
-from rankframe.faces.ibis.columns import (
-    Final,
-    Table,
-    Value,
-    as_float,
-    discount,
-    flag,
-    is_judged,
-    ratio,
-    relevant,
-    retrieved,
-    sum_where,
-)
+from rankframe.faces.ibis import columns as cols
+from rankframe.faces.ibis.columns import Final, Table, Value
 from rankframe.faces.ibis.plan import Plan
 
 
 def relative_precision(plan: Plan, k: int | None, threshold: float = 1) -> Final:
     hits, r, n = plan.hits(k, threshold), plan.num_relevant(threshold), plan.num_retrieved()
     if k is None:
-        return lambda a: ratio(a[hits], ibis.least(a[n], a[r]))
-    return lambda a: ratio(a[hits], ibis.least(a[r], k))
+        return lambda a: cols.ratio(a[hits], ibis.least(a[n], a[r]))
+    return lambda a: cols.ratio(a[hits], ibis.least(a[r], k))
 
 
 def set_map(plan: Plan, threshold: float = 1) -> Final:
     hits, r, n = plan.hits(None, threshold), plan.num_relevant(threshold), plan.num_retrieved()
-    return lambda a: ratio(a[hits] * a[hits], a[n] * a[r])
+    return lambda a: cols.ratio(a[hits] * a[hits], a[n] * a[r])
 
 
 def utility(plan: Plan, threshold: float = 1, a: float = 1.0, b: float = -1.0,
@@ -42,33 +31,34 @@ def utility(plan: Plan, threshold: float = 1, a: float = 1.0, b: float = -1.0,
         h, big_r, size = t[hits], t[r], t[n]
         if empty == "placeholder":
             size = ibis.greatest(size, 1)
-        total = (float(a) * as_float(h) + float(b) * as_float(size - h)
-                 + float(c) * as_float(big_r - h)
-                 + float(d) * as_float(int(num_docs) + h - size - big_r))
+        total = (float(a) * cols.as_float(h) + float(b) * cols.as_float(size - h)
+                 + float(c) * cols.as_float(big_r - h)
+                 + float(d) * cols.as_float(int(num_docs) + h - size - big_r))
         return total
 
     return value
 
 
 def num_nonrel_judged_ret(plan: Plan, k: int | None, threshold: float = 1) -> Final:
-    count = plan.count_where(lambda t: retrieved(plan.rank(t), k) & (
+    count = plan.count_where(lambda t: cols.retrieved(plan.rank(t), k) & (
         (plan.rel(t) >= 0) & (plan.rel(t) < threshold)).fill_null(False))
     return lambda a: a[count]
 
 
 def unjudged(plan: Plan, k: int | None) -> Final:
-    top = plan.count_where(lambda t: retrieved(plan.rank(t), k) & ~is_judged(plan.rel(t)))
+    top = plan.count_where(lambda t: cols.retrieved(plan.rank(t), k) & ~cols.is_judged(plan.rel(t)))
     if k is None:
         n = plan.num_retrieved()
-        return lambda a: ratio(a[top], a[n])
-    return lambda a: as_float(a[top]) / float(k)
+        return lambda a: cols.ratio(a[top], a[n])
+    return lambda a: cols.as_float(a[top]) / float(k)
 
 
 def bin_g(plan: Plan, threshold: float = 1) -> Final:
-    above = plan.running(lambda t: flag(plan.rank(t).notnull()
-                                         & ~relevant(plan.rel(t), threshold)),
+    above = plan.running(lambda t: cols.flag(plan.rank(t).notnull()
+                                         & ~cols.relevant(plan.rel(t), threshold)),
                          lambda t: plan.rank(t))
-    total = plan.agg(lambda t: sum_where(1.0 / discount(as_float(t[above]) + 1.0, plan.backend),
-                                    relevant(plan.rel(t), threshold) & plan.rank(t).notnull()))
+    total = plan.agg(lambda t: cols.sum_where(
+        1.0 / cols.discount(cols.as_float(t[above]) + 1.0, plan.backend),
+        cols.relevant(plan.rel(t), threshold) & plan.rank(t).notnull()))
     r = plan.num_relevant(threshold)
-    return lambda a: ratio(a[total], a[r])
+    return lambda a: cols.ratio(a[total], a[r])

@@ -10,19 +10,8 @@ from typing import Any
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from rankframe.faces.spark.columns import (
-    IntoColumn,
-    builder,
-    col,
-    count,
-    discount,
-    gain_of,
-    let,
-    ratio,
-    relevant,
-    retrieved,
-    sum_array,
-)
+from rankframe.faces.spark import columns as cols
+from rankframe.faces.spark.columns import IntoColumn
 from rankframe.metrics.expr import Gain, label
 from rankframe.metrics.gains import Ideal
 from rankframe.registry import METRICS
@@ -31,8 +20,8 @@ from rankframe.registry import METRICS
 def _gains_in_rank_order(rel: Column, rank: Column, k: int | None, kind: Gain,
                          mapped: Any = None) -> Column:
     """Array of {r: rank, g: gain} of the retrieved rows within k of non-zero gain, by rank."""
-    gains = gain_of(rel, kind, mapped)
-    chosen = F.when(retrieved(rank, k) & (gains != 0),
+    gains = cols.gain_of(rel, kind, mapped)
+    chosen = F.when(cols.retrieved(rank, k) & (gains != 0),
                     F.struct(rank.cast("long").alias("r"), gains.alias("g")))
     return F.array_sort(F.collect_list(chosen))
 
@@ -41,22 +30,22 @@ def _dcg(rel: Column, rank: Column, k: int | None, kind: Gain, mapped: Any = Non
     # g / log2(r + 1) added in rank order, as trec_eval: a fold, not the unordered F.sum
     # (docs/semantics.md#exactness).
     in_order = _gains_in_rank_order(rel, rank, k, kind, mapped)
-    return sum_array(F.transform(in_order, lambda s: s["g"] / discount(s["r"])))
+    return cols.sum_array(F.transform(in_order, lambda s: s["g"] / cols.discount(s["r"])))
 
 
 def ideal_dcg(rel: Column, rank: Column, k: int | None, kind: Gain, ideal: Ideal,
           mapped: Any = None) -> Column:
-    gains = gain_of(rel, kind, mapped)
+    gains = cols.gain_of(rel, kind, mapped)
     pool = gains > 0
     if ideal == "retrieved":
         pool = pool & rank.isNotNull()
     best = F.sort_array(F.collect_list(F.when(pool, gains)), asc=False)
     if k is not None:
         best = F.slice(best, 1, k)
-    return sum_array(F.transform(best, lambda g, i: g / discount(i + 1)))
+    return cols.sum_array(F.transform(best, lambda g, i: g / cols.discount(i + 1)))
 
 
-@builder(METRICS["cg"])
+@cols.builder(METRICS["cg"])
 def cg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "rank",
        gain: Gain = "linear") -> Column:
     """Cumulative gain at k: ``CG@k = sum over rank i <= k of g(rel_i)``.
@@ -66,12 +55,12 @@ def cg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "ran
     ``g(rel) = rel`` (``"linear"``) or ``2^rel - 1`` (``"exponential"``); NULL and
     grades <= 0 give 0.
     """
-    rel_c, rank_c = col(rel), col(rank)
+    rel_c, rank_c = cols.col(rel), cols.col(rank)
     in_order = _gains_in_rank_order(rel_c, rank_c, k, gain)  # added in rank order
-    return sum_array(F.transform(in_order, lambda s: s["g"])).alias(label("cg", k))
+    return cols.sum_array(F.transform(in_order, lambda s: s["g"])).alias(label("cg", k))
 
 
-@builder(METRICS["dcg"])
+@cols.builder(METRICS["dcg"])
 def dcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "rank",
         gain: Gain = "linear", gains: Mapping[int, float] | None = None) -> Column:
     """Discounted cumulative gain at k: ``DCG@k = sum over i <= k of g(rel_i) / log2(i + 1)``;
@@ -79,10 +68,10 @@ def dcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "ra
 
     Contract: docs/semantics.md#dcg.
     """
-    return _dcg(col(rel), col(rank), k, gain, gains).alias(label("dcg", k))
+    return _dcg(cols.col(rel), cols.col(rank), k, gain, gains).alias(label("dcg", k))
 
 
-@builder(METRICS["idcg"])
+@cols.builder(METRICS["idcg"])
 def idcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "rank",
          gain: Gain = "linear", ideal: Ideal = "all",
          gains: Mapping[int, float] | None = None) -> Column:
@@ -95,10 +84,10 @@ def idcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "r
     The ideal ranking is built from every row of the query, retrieved or not
     (``ideal="all"``, trec_eval) or from the retrieved rows only (``"retrieved"``).
     """
-    return ideal_dcg(col(rel), col(rank), k, gain, ideal, gains).alias(label("idcg", k))
+    return ideal_dcg(cols.col(rel), cols.col(rank), k, gain, ideal, gains).alias(label("idcg", k))
 
 
-@builder(METRICS["ndcg"])
+@cols.builder(METRICS["ndcg"])
 def ndcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "rank",
          gain: Gain = "linear", ideal: Ideal = "all",
          gains: Mapping[int, float] | None = None) -> Column:
@@ -111,38 +100,39 @@ def ndcg(rel: IntoColumn = "rel", k: int | None = None, *, rank: IntoColumn = "r
     --------
     >>> judged.groupBy("qid").agg(ndcg("rel", k=10)).agg(F.mean("`ndcg@10`"))  # doctest: +SKIP
     """
-    rel_c, rank_c = col(rel), col(rank)
-    value = ratio(_dcg(rel_c, rank_c, k, gain, gains),
+    rel_c, rank_c = cols.col(rel), cols.col(rank)
+    value = cols.ratio(_dcg(rel_c, rank_c, k, gain, gains),
                    ideal_dcg(rel_c, rank_c, k, gain, ideal, gains))
     return value.alias(label("ndcg", k))
 
 
 def _ideal_gains(rel: Column, gains: Any) -> Column:
     """The positive linear gains of every row, best first: the ideal ranking."""
-    g = gain_of(rel, "linear", gains)
+    g = cols.gain_of(rel, "linear", gains)
     return F.sort_array(F.collect_list(F.when(g > 0, g)), asc=False)
 
 
 def _running_ideal(best: Column) -> Column:
     """IDCG@1 .. IDCG@P of an ideal list, each added first to last."""
-    return F.transform(best, lambda g, i: sum_array(F.transform(
-        F.slice(best, 1, i + 1), lambda h, j: h / discount(j + 1))))
+    return F.transform(best, lambda g, i: cols.sum_array(F.transform(
+        F.slice(best, 1, i + 1), lambda h, j: h / cols.discount(j + 1))))
 
 
 def _gain_points(rel: Column, rank: Column, gains: Any) -> Column:
     """The retrieved rows with a non-zero gain in rank order, as (r, g, d = g/log2(r+1))."""
-    g = gain_of(rel, "linear", gains)
+    g = cols.gain_of(rel, "linear", gains)
     return F.array_sort(F.collect_list(F.when(
         rank.isNotNull() & (g != 0),
-        F.struct(rank.cast("long").alias("r"), g.alias("g"), (g / discount(rank)).alias("d")))))
+        F.struct(rank.cast("long").alias("r"), g.alias("g"),
+                 (g / cols.discount(rank)).alias("d")))))
 
 
 def _dcg_upto(points: Column, i: Column) -> Column:
     """DCG@i: the d of the points with r <= i, added in rank order."""
-    return sum_array(F.transform(F.filter(points, lambda p: p["r"] <= i), lambda p: p["d"]))
+    return cols.sum_array(F.transform(F.filter(points, lambda p: p["r"] <= i), lambda p: p["d"]))
 
 
-@builder(METRICS["ndcg_rel"])
+@cols.builder(METRICS["ndcg_rel"])
 def ndcg_rel(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank",
              gains: Mapping[int, float] | None = None) -> Column:
     """nDCG averaged over the relevant rows (trec_eval ``ndcg_rel``, experimental).
@@ -152,7 +142,7 @@ def ndcg_rel(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank",
     ``(1/Rg) * (sum over retrieved rows r with g > 0 of DCG@r / IDCG@min(r, Rg)
     + (Rg - found) * DCG / IDCG)``; 0 when Rg = 0 or the sum is <= 0.
     """
-    rel_c, rank_c = col(rel), col(rank)
+    rel_c, rank_c = cols.col(rel), cols.col(rank)
     best, points = _ideal_gains(rel_c, gains), _gain_points(rel_c, rank_c, gains)
 
     def value(ideal_at: Column) -> Column:
@@ -162,13 +152,13 @@ def ndcg_rel(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank",
                             / F.get(ideal_at, F.least(p["r"], big_r) - 1))
         rest = ((big_r - F.size(hits)).cast("double") * _dcg_upto(points, F.lit(2**62))
                 / F.get(ideal_at, big_r - 1))
-        total = sum_array(terms) + rest
+        total = cols.sum_array(terms) + rest
         return F.when((big_r > 0) & (total > 0), total / big_r).otherwise(F.lit(0.0))
 
-    return let(_running_ideal(best), value).alias(label("ndcg_rel", None))
+    return cols.let(_running_ideal(best), value).alias(label("ndcg_rel", None))
 
 
-@builder(METRICS["rndcg"])
+@cols.builder(METRICS["rndcg"])
 def rndcg(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: float = 1,
           gains: Mapping[int, float] | None = None) -> Column:
     """nDCG averaged at the R-levels of the ideal ranking (trec_eval ``Rndcg``, experimental).
@@ -178,10 +168,10 @@ def rndcg(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: floa
     The mean of DCG@i / IDCG@i over the positions i <= P after which the ideal gain
     changes, and of DCG@n / IDCG@P when the last rank n > P + 1; 0 without a relevant row.
     """
-    rel_c, rank_c = col(rel), col(rank)
+    rel_c, rank_c = cols.col(rel), cols.col(rank)
     best, points = _ideal_gains(rel_c, gains), _gain_points(rel_c, rank_c, gains)
     last = F.coalesce(F.max(rank_c).cast("long"), F.lit(0).cast("long"))
-    has_relevant = count(relevant(rel_c, threshold)) > 0
+    has_relevant = cols.count(cols.relevant(rel_c, threshold)) > 0
 
     def value(ideal_at: Column) -> Column:
         big_p = F.size(ideal_at)
@@ -193,12 +183,12 @@ def rndcg(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: floa
             F.array().cast("array<double>"))
         every = F.concat(terms, tail)
         return F.when(has_relevant & (F.size(every) > 0),
-                      sum_array(every) / F.size(every)).otherwise(F.lit(0.0))
+                      cols.sum_array(every) / F.size(every)).otherwise(F.lit(0.0))
 
-    return let(_running_ideal(best), value).alias(label("rndcg", None))
+    return cols.let(_running_ideal(best), value).alias(label("rndcg", None))
 
 
-@builder(METRICS["ndcg_p"])
+@cols.builder(METRICS["ndcg_p"])
 def ndcg_p(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: float = 1,
            gains: Mapping[int, float] | None = None) -> Column:
     """nDCG with rank 1 undiscounted and rank i > 1 divided by log2(i) (trec_eval ``ndcg_p``).
@@ -207,16 +197,16 @@ def ndcg_p(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", threshold: flo
 
     0 when no relevant row is retrieved or the ideal DCG is 0.
     """
-    rel_c, rank_c = col(rel), col(rank)
+    rel_c, rank_c = cols.col(rel), cols.col(rank)
 
     def first_free(position: Column) -> Column:
         """1 at rank 1, C's log2(i) below (discount of i - 1)."""
-        return F.when(position == 1, F.lit(1.0)).otherwise(discount(position - F.lit(1)))
+        return F.when(position == 1, F.lit(1.0)).otherwise(cols.discount(position - F.lit(1)))
 
-    top = sum_array(F.transform(_gain_points(rel_c, rank_c, gains),
+    top = cols.sum_array(F.transform(_gain_points(rel_c, rank_c, gains),
                                  lambda p: p["g"] / first_free(p["r"])))
-    best = sum_array(F.transform(_ideal_gains(rel_c, gains),
+    best = cols.sum_array(F.transform(_ideal_gains(rel_c, gains),
                                   lambda g, i: g / first_free(i + 1)))
-    found = count(relevant(rel_c, threshold) & rank_c.isNotNull())
-    return F.when(found > 0, ratio(top, best)).otherwise(F.lit(0.0)).alias(
+    found = cols.count(cols.relevant(rel_c, threshold) & rank_c.isNotNull())
+    return F.when(found > 0, cols.ratio(top, best)).otherwise(F.lit(0.0)).alias(
         label("ndcg_p", None))

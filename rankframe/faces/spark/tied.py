@@ -9,18 +9,8 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from rankframe.faces.spark.columns import (
-    IntoColumn,
-    builder,
-    col,
-    count,
-    discount,
-    gain_of,
-    let,
-    ratio,
-    relevant,
-    sum_array,
-)
+from rankframe.faces.spark import columns as cols
+from rankframe.faces.spark.columns import IntoColumn
 from rankframe.faces.spark.counts import precision_from_hits
 from rankframe.faces.spark.gains import ideal_dcg
 from rankframe.metrics.counts import PrecisionDivisor
@@ -41,31 +31,31 @@ def _expected_hits(rel: Column, first: Column, size: Column, k: int | None,
     """Sum over relevant retrieved rows of c(k)/t, the chance each lands in the top k."""
     inside = F.greatest(_tie_last(first, size, k) - first + F.lit(1), F.lit(0))
     share = inside.cast("double") / size.cast("double")
-    return F.coalesce(F.sum(F.when(relevant(rel, threshold) & first.isNotNull(), share)),
+    return F.coalesce(F.sum(F.when(cols.relevant(rel, threshold) & first.isNotNull(), share)),
                       F.lit(0.0))
 
 
 def _positions_sum(first: Column, last: Column, term: Callable[[Column], Column]) -> Column:
     """sum over i = first .. last of term(i) (a double), 0.0 when last < first."""
     terms = F.transform(F.sequence(first, F.greatest(last, first)), term)
-    return F.when(last >= first, sum_array(terms)).otherwise(F.lit(0.0))
+    return F.when(last >= first, cols.sum_array(terms)).otherwise(F.lit(0.0))
 
 
 def _expected_dcg(rel: Column, first: Column, size: Column, k: int | None, kind: Gain
                   ) -> Column:
     discounts = _positions_sum(first, _tie_last(first, size, k),
-                               lambda i: F.lit(1.0) / discount(i))
-    per_row = gain_of(rel, kind) / size.cast("double") * discounts
+                               lambda i: F.lit(1.0) / cols.discount(i))
+    per_row = cols.gain_of(rel, kind) / size.cast("double") * discounts
     return F.coalesce(F.sum(F.when(first.isNotNull(), per_row)), F.lit(0.0))
 
 
 def _relevant_groups(rel: Column, first: Column, size: Column, threshold: float) -> Column:
     """The (f, t) tie group of every relevant retrieved row, as an array."""
     group = F.struct(first.cast("long").alias("f"), size.cast("long").alias("t"))
-    return F.collect_list(F.when(relevant(rel, threshold) & first.isNotNull(), group))
+    return F.collect_list(F.when(cols.relevant(rel, threshold) & first.isNotNull(), group))
 
 
-@builder(METRICS["precision_ties"])
+@cols.builder(METRICS["precision_ties"])
 def precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
                    tie_first: IntoColumn = "tie_first", tie_size: IntoColumn = "tie_size",
                    threshold: float = 1, divisor: PrecisionDivisor = "k") -> Column:
@@ -76,13 +66,13 @@ def precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
     ``E[P@k] = (sum over groups of r * c(k) / t) / k`` (``divisor="min"``: ``/ min(k, n)``;
     ``k=None``: relevant retrieved / n), c(k) the group's positions inside the top k.
     """
-    rel_c, first, size = col(rel), col(tie_first), col(tie_size)
+    rel_c, first, size = cols.col(rel), cols.col(tie_first), cols.col(tie_size)
     hits = _expected_hits(rel_c, first, size, k, threshold)
-    value = precision_from_hits(hits, count(first.isNotNull()), k, divisor)
+    value = precision_from_hits(hits, cols.count(first.isNotNull()), k, divisor)
     return value.alias(label("precision_ties", k))
 
 
-@builder(METRICS["recall_ties"])
+@cols.builder(METRICS["recall_ties"])
 def recall_ties(rel: IntoColumn = "rel", k: int | None = None, *,
                 tie_first: IntoColumn = "tie_first", tie_size: IntoColumn = "tie_size",
                 threshold: float = 1) -> Column:
@@ -90,12 +80,13 @@ def recall_ties(rel: IntoColumn = "rel", k: int | None = None, *,
 
     Contract: docs/semantics.md#recall_ties.
     """
-    rel_c, first, size = col(rel), col(tie_first), col(tie_size)
+    rel_c, first, size = cols.col(rel), cols.col(tie_first), cols.col(tie_size)
     hits = _expected_hits(rel_c, first, size, k, threshold)
-    return ratio(hits, count(relevant(rel_c, threshold))).alias(label("recall_ties", k))
+    recall = cols.ratio(hits, cols.count(cols.relevant(rel_c, threshold)))
+    return recall.alias(label("recall_ties", k))
 
 
-@builder(METRICS["dcg_ties"])
+@cols.builder(METRICS["dcg_ties"])
 def dcg_ties(rel: IntoColumn = "rel", k: int | None = None, *, tie_first: IntoColumn = "tie_first",
              tie_size: IntoColumn = "tie_size", gain: Gain = "linear") -> Column:
     """Expected DCG at k: ``sum over retrieved rows of g(rel) / t * sum over positions
@@ -103,11 +94,11 @@ def dcg_ties(rel: IntoColumn = "rel", k: int | None = None, *, tie_first: IntoCo
 
     Contract: docs/semantics.md#dcg_ties.
     """
-    value = _expected_dcg(col(rel), col(tie_first), col(tie_size), k, gain)
+    value = _expected_dcg(cols.col(rel), cols.col(tie_first), cols.col(tie_size), k, gain)
     return value.alias(label("dcg_ties", k))
 
 
-@builder(METRICS["ndcg_ties"])
+@cols.builder(METRICS["ndcg_ties"])
 def ndcg_ties(rel: IntoColumn = "rel", k: int | None = None, *,
               tie_first: IntoColumn = "tie_first", tie_size: IntoColumn = "tie_size",
               gain: Gain = "linear", ideal: Ideal = "all") -> Column:
@@ -116,13 +107,13 @@ def ndcg_ties(rel: IntoColumn = "rel", k: int | None = None, *,
 
     Contract: docs/semantics.md#ndcg_ties.
     """
-    rel_c, first, size = col(rel), col(tie_first), col(tie_size)
-    value = ratio(_expected_dcg(rel_c, first, size, k, gain),
+    rel_c, first, size = cols.col(rel), cols.col(tie_first), cols.col(tie_size)
+    value = cols.ratio(_expected_dcg(rel_c, first, size, k, gain),
                    ideal_dcg(rel_c, first, k, gain, ideal))
     return value.alias(label("ndcg_ties", k))
 
 
-@builder(METRICS["reciprocal_rank_ties"])
+@cols.builder(METRICS["reciprocal_rank_ties"])
 def reciprocal_rank_ties(rel: IntoColumn = "rel", k: int | None = None, *,
                          tie_first: IntoColumn = "tie_first", tie_size: IntoColumn = "tie_size",
                          threshold: float = 1) -> Column:
@@ -135,7 +126,7 @@ def reciprocal_rank_ties(rel: IntoColumn = "rel", k: int | None = None, *,
     ``P_1 = r / t`` and ``P_j = P_(j-1) * (t - r - j + 2) / (t - j + 1)``, folded with
     ``aggregate``. No relevant row within k gives 0.
     """
-    groups = _relevant_groups(col(rel), col(tie_first), col(tie_size), threshold)
+    groups = _relevant_groups(cols.col(rel), cols.col(tie_first), cols.col(tie_size), threshold)
     f = F.array_min(F.transform(groups, lambda g: g["f"]))
     first_group = F.filter(groups, lambda g: g["f"] == f)
     summary = F.struct(f.alias("f"), F.size(first_group).cast("long").alias("r"),
@@ -159,10 +150,10 @@ def reciprocal_rank_ties(rel: IntoColumn = "rel", k: int | None = None, *,
                             start, step, lambda acc: acc["value"])
         return F.when(c["f"].isNotNull() & (steps >= 1), total).otherwise(F.lit(0.0))
 
-    return let(summary, value).alias(label("reciprocal_rank_ties", k))
+    return cols.let(summary, value).alias(label("reciprocal_rank_ties", k))
 
 
-@builder(METRICS["average_precision_ties"])
+@cols.builder(METRICS["average_precision_ties"])
 def average_precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
                            tie_first: IntoColumn = "tie_first", tie_size: IntoColumn = "tie_size",
                            threshold: float = 1, divisor: TiedAPDivisor = "relevant") -> Column:
@@ -176,8 +167,8 @@ def average_precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
     rows and divided by D = R (``"relevant"``) or ``min(R, k)`` (``"min"``); D = 0 gives 0.
     h and r are counted in the collected (f, t) array: O(n^2) in the relevant rows.
     """
-    rel_c = col(rel)
-    groups = _relevant_groups(rel_c, col(tie_first), col(tie_size), threshold)
+    rel_c = cols.col(rel)
+    groups = _relevant_groups(rel_c, cols.col(tie_first), cols.col(tie_size), threshold)
 
     def term(a: Column) -> Column:
         f, t = a["f"], a["t"]
@@ -190,8 +181,8 @@ def average_precision_ties(rel: IntoColumn = "rel", k: int | None = None, *,
         slope = F.when(t > 1, (in_group - 1.0) / (tf - 1.0)).otherwise(F.lit(0.0))
         return ((before + 1.0) * harmonic + slope * offsets) / tf
 
-    total = sum_array(F.transform(groups, term))
-    r_count = count(relevant(rel_c, threshold))
+    total = cols.sum_array(F.transform(groups, term))
+    r_count = cols.count(cols.relevant(rel_c, threshold))
     if divisor == "min" and k is not None:
         r_count = F.least(r_count, F.lit(k).cast("long"))
-    return ratio(total, r_count).alias(label("average_precision_ties", k))
+    return cols.ratio(total, r_count).alias(label("average_precision_ties", k))
