@@ -111,8 +111,7 @@ class RunStream:
         """``frames`` (emptied) as one block; its query heads recorded. Either every frame
         has a qid column (the block is copied into one chunk), or only the first (the
         others: more rows of its one query), in which case the pieces become the chunks of
-        the block's docid and score columns, not copied, so that a huge query is held once
-        (its judge reads it in parts: ``rankframe.table.blocks``)."""
+        the block's docid and score columns, not copied while the file is read."""
         pieces, first = frames[:], frames[0]
         frames.clear()
         if len(pieces) == 1:

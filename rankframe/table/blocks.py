@@ -19,12 +19,6 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
   duplicate checks and the join. A repeated key within a query of the run, or within a
   block's qrels, sends that side to the exact check, which names the rows; every match of
   the join is confirmed on the ids, so a collision costs time, never a wrong row.
-- **A long query** (a block of one query longer than ``block_rows``, such as a streamed
-  file's query over many pieces, kept as its chunks): read in parts, proven in rank order
-  (rank = position), its pair keys checked for repeats a range of key values at a time and
-  matched with the qrels' keys through a hash set; the block is never copied whole. With
-  ``positive_only`` only the matched rows are gathered; the judged table's id and score
-  columns are the block's (:func:`_judge_long_query`). Not in rank order: judged whole.
 - **Output**: the blocks' ranked rows, then the qrels rows no block retrieved, sorted by
   (query, doc). With ``positive_only`` a block keeps only :func:`positive_rows` of its
   ranked and its unretrieved rows, and the full table never exists.
@@ -32,7 +26,6 @@ in-memory frames, for ``judge`` (eager and lazy) and ``evaluate_run``.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple, TypeVar
@@ -49,7 +42,6 @@ _KEY = "__rankframe_key"
 _RUN_ROW = "__rankframe_run_row"
 _QRELS_ROW = "__rankframe_qrels_row"
 _HEAD = 4096  # rows that in_rank_order checks first
-_PART_ROWS = 1 << 18  # rows of a long query read at once (at most block_rows)
 
 
 class _Block(NamedTuple):
@@ -106,8 +98,8 @@ def judge_frames(
     if blocks is None:  # queries not contiguous and ascending
         blocks = _blocks(_by_query(run, query), sorted_qrels, query, block_rows)
         assert blocks is not None, "a run grouped by query makes blocks"
-    judged = _map(lambda b: _judge_block(b, n, depth, tied, positive_only, judged_only,
-                                         block_rows), blocks, threads)
+    judged = _map(lambda b: _judge_block(b, n, depth, tied, positive_only, judged_only),
+                  blocks, threads)
     if any(j.qrels_repeated for j in judged):
         raise_duplicate(fn, "qrels", qrels, query, doc)  # returns if keys collided
     if any(j.repeated for j in judged):
@@ -294,18 +286,11 @@ def _blocks(run: pl.DataFrame, qrels: pl.DataFrame, query: str, block_rows: int
 
 
 def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
-                 positive_only: bool, judged_only: bool = False,
-                 block_rows: int = BLOCK_ROWS) -> _Judged:
+                 positive_only: bool, judged_only: bool = False) -> _Judged:
     """One block's part of :func:`judge_frames`, its rows put in rank order unless proven
     so (a pair repeated with one score fails the proof and reaches the duplicate check).
     The block's frames are made one chunk first (a copy only for a block that spans
-    chunks), so everything derived from them is one chunk too. A block of one query longer
-    than ``block_rows`` goes to :func:`_judge_long_query` first."""
-    if block.lengths.len() == 1 and block.run.height > block_rows:
-        in_parts = _judge_long_query(block, n, depth, tied, positive_only, judged_only,
-                                     min(block_rows, _PART_ROWS))
-        if in_parts is not None:
-            return in_parts
+    chunks), so everything derived from them is one chunk too."""
     query, doc, score, rel = n
     run, qrels = _one_chunk(block.run), _one_chunk(block.qrels)
     rank = pl.select(pl.int_ranges(1, block.lengths + 1, dtype=pl.Int64).explode()
@@ -338,108 +323,6 @@ def _judge_block(block: _Block, n: Names, depth: int | None, tied: bool,
         if tied:
             table = table.with_columns(tie_groups("rank", score))
     return _Judged(table, unretrieved, repeated, qrels[_KEY].n_unique() != qrels.height)
-
-
-def _judge_long_query(block: _Block, n: Names, depth: int | None, tied: bool,
-                      positive_only: bool, judged_only: bool, part_rows: int
-                      ) -> _Judged | None:
-    """:func:`_judge_block` of a block of one query, without a copy of its rows or any
-    column of its length but its pair keys and the table's own; None if its rows are not
-    in rank order.
-
-    The rows are read ``part_rows`` at a time (each part one chunk, with the last row of
-    the part before it, so that the proof of rank order covers the seams) and proven in
-    rank order, so rank = position + 1. The pair keys of all parts prove the pairs distinct
-    (:func:`_distinct`); the rows whose key a qrels row has are matched with the qrels.
-    The table's id and score columns are slices of the block; with ``positive_only`` only
-    the matched rows (and the first) are gathered."""
-    query, doc, score, rel = n
-    run, qrels = block.run, _one_chunk(block.qrels)
-    keys = []
-    for start in range(0, run.height, part_rows):
-        first = max(start - 1, 0)
-        part = _one_chunk(run.slice(first, start + part_rows - first))
-        positions = pl.int_range(first + 1, first + part.height + 1, dtype=pl.Int64, eager=True)
-        if not in_rank_order(part, positions, n):
-            return None
-        keys.append(part.slice(start - first).select(pair_key(query, doc)).to_series())
-    repeated = not _distinct(keys)
-    key = pl.concat(keys, rechunk=False).alias(_KEY)
-    del keys
-    qrels = qrels.with_columns(pair_key(query, doc).alias(_KEY))
-    # A query without qrels keeps no row (as judge_frames drops it).
-    rows = run.slice(0, run.height if depth is None else depth) if block.all_judged else run.clear()
-    # The rows whose key some qrels row has (a hash set of the qrels' keys), then matched as
-    # _judge_block does: a join of the query's length would cost more.
-    candidates = key.slice(0, rows.height).is_in(qrels.get_column(_KEY).implode()).arg_true()
-    shared = pl.DataFrame([rows.get_column(c).gather(candidates) for c in (query, doc)]
-                          + [key.gather(candidates)])
-    del key
-    run_rows, qrels_rows = _matches(shared, qrels, [query, doc])
-    run_rows = candidates.gather(run_rows)
-    grades = qrels.get_column(rel).gather(qrels_rows)
-    if judged_only:  # negative grades: unretrieved rows
-        judged = grades >= 0
-        run_rows, qrels_rows, grades = (s.filter(judged) for s in (run_rows, qrels_rows, grades))
-    unretrieved = _unretrieved(qrels, qrels_rows)
-    qrels_repeated = qrels[_KEY].n_unique() != qrels.height
-    if positive_only:
-        table = _positive_table(_ranked(rows, run_rows, grades, n, judged_only), unretrieved, n)
-        return _Judged(table, unretrieved, repeated, qrels_repeated)
-    graded = pl.repeat(None, rows.height, dtype=grades.dtype, eager=True).scatter(run_rows, grades)
-    rank = pl.int_range(1, rows.height + 1, dtype=pl.Int64, eager=True).alias("rank")
-    lengths = rows.get_column(doc).chunk_lengths()
-    table = pl.DataFrame([_chunked(c, lengths) for c in (
-        rows.get_column(query), rows.get_column(doc), rank, graded.alias(rel),
-        rows.get_column(score))])
-    if judged_only:  # the judged documents only, ranked again in the same order
-        table = table.filter(pl.col(rel).is_not_null()).with_columns(
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("rank"))
-    if tied:
-        table = table.with_columns(tie_groups("rank", score))
-    return _Judged(table, unretrieved, repeated, qrels_repeated)
-
-
-def _chunked(values: pl.Series, lengths: list[int]) -> pl.Series:
-    """``values`` cut into chunks of ``lengths`` rows (zero-copy) if it is one chunk: the
-    columns of a frame whose chunks do not line up are copied by many frame operations."""
-    if values.n_chunks() > 1 or len(lengths) < 2:
-        return values
-    starts = itertools.accumulate(lengths, initial=0)  # one more than lengths
-    pieces = [values.slice(start, length)
-              for start, length in zip(starts, lengths, strict=False)]
-    return pl.concat(pieces, rechunk=False)
-
-
-def _ranked(rows: pl.DataFrame, run_rows: pl.Series, grades: pl.Series, n: Names,
-            judged_only: bool) -> pl.DataFrame:
-    """(query, rank, rel) of the matched rows ``run_rows`` of ``rows`` (one query in rank
-    order), in rank order, and of its first row: rank = row + 1, or with ``judged_only``
-    1, 2, ... over the matched rows (the judged ones)."""
-    order = run_rows.arg_sort()
-    run_rows, grades = run_rows.gather(order), grades.gather(order)
-    if judged_only:
-        rank = pl.int_range(1, run_rows.len() + 1, dtype=pl.Int64, eager=True)
-    else:
-        if rows.height and (run_rows.len() == 0 or run_rows[0] != 0):
-            # the first row, unjudged: kept with a NULL grade
-            run_rows = pl.concat([pl.Series([0], dtype=run_rows.dtype), run_rows])
-            grades = pl.concat([pl.Series([None], dtype=grades.dtype), grades])
-        rank = run_rows.cast(pl.Int64) + 1
-    return pl.DataFrame([rows.get_column(n.query).gather(run_rows), rank.alias("rank"),
-                         grades.alias(n.rel)])
-
-
-def _distinct(keys: list[pl.Series], buckets: int = 8) -> bool:
-    """True if no key occurs twice in ``keys`` (parts of one set of 64-bit keys), checked
-    one range of ``2**64 / buckets`` key values at a time, so that the copy of the keys and
-    the hash set that ``n_unique`` makes hold about ``1 / buckets`` of them."""
-    step = (1 << 64) // buckets
-    distinct = 0
-    for bucket in range(buckets):
-        low, high = bucket * step, (bucket + 1) * step - 1
-        distinct += pl.concat([k.filter(k.is_between(low, high)) for k in keys]).n_unique()
-    return distinct == sum(k.len() for k in keys)
 
 
 def _unretrieved(qrels: pl.DataFrame, qrels_rows: pl.Series) -> pl.DataFrame:

@@ -1,6 +1,6 @@
-"""The judge core's long-query path (rankframe.table.blocks): a block of one query longer than
-the block size, in rank order, is judged in parts without a column of its length; what it
-returns, and every error it raises, is what judging the block whole gives."""
+"""The judge core's blocks (rankframe.table.blocks): a query longer than the block size is
+one block of its own; what judging returns, and every error it raises, does not depend on
+the block size."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def long_queries(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
     qrels += [(query(q), doc(0), draw(GRADES)) for q in (0, 1, 3, 4)]
     run_df = pl.DataFrame(run, schema={"qid": ids, "docid": ids, "score": pl.Float64},
                           orient="row")
-    if draw(st.integers(0, 3)) > 0:  # mostly in rank order: the path in parts
+    if draw(st.integers(0, 3)) > 0:  # mostly in rank order
         run_df = run_df.sort(["qid", "score", pl.col("docid").cast(pl.String)],
                              descending=[False, True, True], maintain_order=True)
     else:
@@ -84,7 +84,7 @@ def long_queries(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
 @given(case=long_queries(), depth=st.one_of(st.none(), st.integers(1, 8)),
        judged_only=st.booleans(), block_rows=st.integers(1, 6),
        ties=st.sampled_from([None, "docid", "average"]))
-def test_a_long_query_in_parts_is_judged_as_whole(
+def test_a_long_query_is_judged_alike_at_any_block_size(
         case: tuple[pl.DataFrame, pl.DataFrame], depth: int | None, judged_only: bool,
         block_rows: int, ties: Ties | None) -> None:
     """The positive rows (``ties`` None) or the whole judged table."""
@@ -95,46 +95,3 @@ def test_a_long_query_in_parts_is_judged_as_whole(
         assert got == want
     else:
         assert_frame_equal(got, want)
-
-
-def test_a_long_query_in_rank_order_is_read_in_parts() -> None:
-    """No frame of the query's length is made one chunk (a copy of the whole query), for
-    the positive rows or the judged table; its repeated document, far from the first, is
-    still found."""
-    docs = [f"d{i:02}" for i in range(40)]
-    run = pl.DataFrame({"qid": ["q"] * 40, "docid": docs,
-                        "score": [float(100 - i) for i in range(40)]})
-    run = in_chunks(run, list(range(5, 40, 5)))
-    qrels = pl.DataFrame({"qid": ["q", "q", "q"], "docid": ["d03", "d39", "x"], "rel": [1, 2, 1]})
-    heights: list[int] = []
-    one_chunk = BLOCKS._one_chunk
-
-    def recorded(frame: pl.DataFrame) -> pl.DataFrame:
-        if "score" in frame.columns:
-            heights.append(frame.height)
-        return one_chunk(frame)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(BLOCKS, "_one_chunk", recorded)
-        got = positive_rows(run, qrels, None, False, 4)
-        table = judged(run, qrels, None, False, 4, "average")
-        repeated = pl.concat([run, run.slice(2, 1).with_columns(score=pl.lit(0.5))])
-        error = positive_rows(repeated, qrels, None, False, 4)
-    assert isinstance(got, pl.DataFrame)
-    assert got.rows() == [("q", 1, None), ("q", 4, 1), ("q", 40, 2), ("q", None, 1)]
-    assert error == positive_rows(repeated, qrels, None, False, 1 << 20)
-    assert isinstance(error, str) and "duplicate" in error and "'d02'" in error
-    assert heights and max(heights) <= 5
-    assert isinstance(table, pl.DataFrame)
-    assert table.get_column("rank").to_list() == [*range(1, 41), None]
-    assert table.get_column("rel").drop_nulls().to_list() == [1, 2, 1]
-
-
-def test_repeated_keys_are_found_in_any_range() -> None:
-    """The repeat check goes over the key values a range at a time: keys at both ends of
-    the 64-bit range, and a repeat across two parts, in the first and in the last range."""
-    top = (1 << 64) - 1
-    keys = pl.Series([0, top, 1 << 63, 5, (1 << 61) - 1, 1 << 61], dtype=pl.UInt64)
-    assert BLOCKS._distinct([keys.slice(0, 2), keys.slice(2)])
-    for repeat in (0, top, 1 << 61):
-        assert not BLOCKS._distinct([keys, pl.Series([repeat], dtype=pl.UInt64)])
