@@ -5,18 +5,17 @@ from the repository root without an error, showing its three plots inline."""
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
 import rankframe as rf
 from tests.support import REPO
+from tests.support.notebook import NOTEBOOK, execute
 
 nbformat = pytest.importorskip("nbformat")
 
 EXAMPLES = REPO / "examples"
-NOTEBOOK = EXAMPLES / "compare_systems.ipynb"
 PLOTS = ("plots.metric_at_k", "plots.per_query_difference", "plots.precision_recall")
 
 
@@ -48,23 +47,7 @@ def test_build_rejects_text_before_the_first_cell() -> None:
 
 def test_notebook_executes_and_shows_its_plots(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("scipy")
-    kernelspec = pytest.importorskip("jupyter_client.kernelspec")
-    try:
-        kernelspec.KernelSpecManager().get_kernel_spec("python3")
-    except kernelspec.NoSuchKernel:
-        pytest.skip("no python3 Jupyter kernel (pip install ipykernel)")
-    # the kernel inherits the environment: this checkout's rankframe, plots to tmp_path
-    path = os.environ.get("PYTHONPATH")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), path])))
-    monkeypatch.setenv("RANKFRAME_PLOT_DIR", str(tmp_path))
-    monkeypatch.delenv("MPLBACKEND", raising=False)
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(notebook, kernel_name="python3", timeout=300,
-                                     resources={"metadata": {"path": str(REPO)}})
-    client.execute()  # raises CellExecutionError naming the cell on any error
+    notebook = execute(REPO, tmp_path, monkeypatch)  # an error in a cell raises
 
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code)
