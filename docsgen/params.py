@@ -6,18 +6,20 @@
   (a test runs it) fails while a file is out of date. Only those header lines are touched.
 - The API reference reads docstrings statically (griffe): :func:`complete_docstring` gives a
   builder's docstring the ``Parameters`` section its ``__doc__`` gets at import time from
-  :func:`rankframe.registry.validated`.
+  :func:`rankframe.registry.validated`, and a function decorated with
+  :func:`rankframe.docsections.described_by` the section completed from its module's mapping.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rankframe.docsections import wrap
+from rankframe.docsections import complete_parameters, wrap
 from rankframe.registry import METRICS, Param, document
 
 if TYPE_CHECKING:
@@ -31,20 +33,43 @@ _WIDTH = 96
 #: A parameter's first line in the block (``--     k: Cutoff ...``).
 _ENTRY_LINE = re.compile(r"--     \w+: ")
 _VALIDATED = re.compile(r"""validated\(METRICS\[['"](?P<name>\w+)['"]\]\)""")
+#: ``described_by(NAME)``: the module-level mapping ``NAME`` describes shared parameters.
+_DESCRIBED_BY = re.compile(r"(?:\w+\.)*described_by\((?P<mapping>\w+)\)")
 
 
 def complete_docstring(obj: griffe.Object) -> None:
-    """A metric builder's docstring (``@validated(METRICS[name])``) completed from the
-    registry, as :func:`rankframe.registry.validated` completes its ``__doc__``."""
+    """A function's docstring completed as its ``__doc__`` is at import: a metric builder's
+    (``@validated(METRICS[name])``) from the registry, as :func:`rankframe.registry.validated`
+    does, one decorated ``@described_by(NAME)`` from its module's mapping ``NAME``."""
     import griffe  # the docs extra's: writing the .sql headers needs none of it
 
     if not isinstance(obj, griffe.Function) or obj.docstring is None:
         return
+    names = [p.name for p in obj.parameters]
     for decorator in obj.decorators:
-        found = _VALIDATED.fullmatch(str(decorator.value))
-        if found and found["name"] in METRICS:
-            names = [p.name for p in obj.parameters]
+        text = str(decorator.value)
+        if (found := _VALIDATED.fullmatch(text)) and found["name"] in METRICS:
             obj.docstring.value = document(METRICS[found["name"]], obj.docstring.value, names)
+        elif found := _DESCRIBED_BY.fullmatch(text):
+            described = module_mapping(Path(str(obj.module.filepath)), found["mapping"])
+            obj.docstring.value = complete_parameters(obj.docstring.value, names, described)
+
+
+def module_mapping(path: Path, name: str) -> dict[tuple[str, ...], str]:
+    """The literal value of the module-level mapping ``name`` in the source ``path``, read
+    without importing the module (the docs build has no optional extra: rankframe.ibis
+    needs Ibis)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            mapping: dict[tuple[str, ...], str] = ast.literal_eval(value)
+            return mapping
+    raise LookupError(f"{path}: no module-level literal {name}")
 
 
 def sql_text(desc: str) -> str:

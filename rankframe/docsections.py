@@ -4,8 +4,9 @@ The registry describes each parameter once (``Param.desc``); a builder's docstri
 only what is its own. :func:`complete_parameters` writes the whole section, in the order of
 the signature, from both: the builder's entries where it has them, the shared descriptions
 for the rest. :func:`rankframe.registry.validated` applies it to every builder's
-``__doc__`` (what ``help()`` shows), ``docsgen/griffe_roles.py`` to the docstrings the site
-reads from the sources.
+``__doc__`` (what ``help()`` shows), :func:`described_by` to functions of one module that
+share parameters (a module-level mapping describes them once), ``docsgen/params.py`` to the
+docstrings the site reads from the sources.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import inspect
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+F = TypeVar("F", bound=Callable[..., object])
 
 #: A section heading of a cleaned numpy-style docstring: a title over a dashed line.
 _HEADING = re.compile(r"^(?P<title>\S[^\n]*)\n-{3,}\n", re.MULTILINE)
@@ -49,8 +53,9 @@ def complete_parameters(doc: str, parameters: Sequence[str],
                         described: Mapping[tuple[str, ...], str]) -> str:
     """``doc`` (a docstring, cleaned or not) with its ``Parameters`` section documenting
     the names of ``parameters``, in that order: the docstring's own entry where it has one,
-    else the entry of ``described`` (names documented together -> their description); a
-    name neither documents is left out. ``doc`` is returned as it is when it documents
+    else the entry of ``described`` (names documented together -> their description; of
+    several entries naming it, the largest whose names are all parameters); a name neither
+    documents is left out. ``doc`` is returned as it is when it documents
     every parameter already."""
     text = inspect.cleandoc(doc)
     headings = list(_HEADING.finditer(text))
@@ -61,7 +66,12 @@ def complete_parameters(doc: str, parameters: Sequence[str],
     documented = {name for names, _ in own for name in names}
     if all(name in documented for name in parameters):
         return doc
-    shared = {name: (names, desc) for names, desc in described.items() for name in names}
+    def fit(item: tuple[tuple[str, ...], str]) -> tuple[bool, int]:
+        return all(name in parameters for name in item[0]), len(item[0])
+
+    # A name in several entries takes the one whose names are all parameters, the largest.
+    shared = {name: (names, desc) for names, desc in sorted(described.items(), key=fit)
+              for name in names}
     blocks: list[str] = []
     for name in parameters:
         entry = next((block for names, block in own if name in names), None)
@@ -73,3 +83,18 @@ def complete_parameters(doc: str, parameters: Sequence[str],
     start = section.start() if section is not None else end
     before = text[:start].rstrip() + "\n\n"
     return before + new + text[end:] if end < len(text) else (before + new).rstrip() + "\n"
+
+
+def described_by(described: Mapping[tuple[str, ...], str]) -> Callable[[F], F]:
+    """A decorator: the function's ``__doc__`` with its ``Parameters`` section completed from
+    ``described`` (names documented together -> their description), in the order of its
+    signature (:func:`complete_parameters`). The function itself is returned unchanged
+    otherwise. The mapping must be a module-level name: the API reference (griffe, which
+    reads the sources) looks it up by the name the decorator is given."""
+
+    def decorate(function: F) -> F:
+        names = list(inspect.signature(function).parameters)
+        function.__doc__ = complete_parameters(function.__doc__ or "", names, described)
+        return function
+
+    return decorate

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
+from rankframe.docsections import described_by
 from rankframe.errors import RankframeError
 from rankframe.faces.base import JudgeOptions, Ties, parse_for
 from rankframe.faces.ibis import (
@@ -45,6 +46,24 @@ _COLUMN_TYPES = {"rel": "float64", "rank": "int64", "tie_first": "int64", "tie_s
                  "x": "float64", "y": "float64", "rank_a": "int64", "rank_b": "int64"}
 
 
+#: The parameters these functions share, described once (the docstrings are completed from
+#: it: :func:`rankframe.docsections.described_by`).
+SHARED_PARAMETERS: Final[Mapping[tuple[str, ...], str]] = {
+    ("measures",): 'Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for '
+                   ":func:`rankframe.evaluate`; each becomes a column so named.",
+    ("query",): 'Query column name(s); default ``"qid"``.',
+    ("rel", "rank"): 'Names of the grade and rank columns (``"rel"``, ``"rank"``).',
+    ("threshold",): "Relevance level: rel >= threshold is relevant (trec_eval ``-l``); "
+                    "default 1.",
+    ("columns",): "Other metric columns (``tie_first``, ``tie_size``, ``x``, ``y``, "
+                  "``rank_a``, ``rank_b``) mapped to the table's names, where they differ.",
+    ("run", "qrels"): "Ibis tables of one backend: the run (query, doc, score) and the qrels "
+                      "(query, doc, rel).",
+    ("query", "doc", "score", "rel"): "Column names (``qid``, ``docid``, ``score``, ``rel``).",
+    ("depth",): "Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.",
+}
+
+
 def _measures(measures: str | Sequence[str], keys: Sequence[str], threshold: float,
               backend: str | None) -> list[Measure]:
     """The measures parsed for the Ibis face of ``backend``; for another engine (None), for
@@ -57,6 +76,7 @@ def _columns(rel: str, rank: str, extra: Mapping[str, str] | None) -> dict[str, 
     return {c: c for c in _COLUMN_TYPES} | {"rel": rel, "rank": rank} | dict(extra or {})
 
 
+@described_by(SHARED_PARAMETERS)
 def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence[str] = "qid",
              rel: str = "rel", rank: str = "rank", threshold: float = 1,
              columns: Mapping[str, str] | None = None) -> Any:
@@ -71,18 +91,6 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     ----------
     table
         The judged long table, an Ibis table (columns query, rank, rel).
-    measures
-        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
-        :func:`rankframe.evaluate`; each becomes a column so named.
-    query
-        Query column name(s); default ``"qid"``.
-    rel, rank
-        Names of the grade and rank columns (``"rel"``, ``"rank"``).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
-    columns
-        Other metric columns (``tie_first``, ``tie_size``, ``x``, ``y``, ``rank_a``,
-        ``rank_b``) mapped to the table's names, where they differ.
 
     Examples
     --------
@@ -98,6 +106,7 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     return evaluate_table(table, parsed, keys, _columns(rel, rank, columns), backend)
 
 
+@described_by(SHARED_PARAMETERS)
 def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
           score: str = "score", rel: str = "rel", depth: int | None = None,
           ties: Ties = "docid", judged_only: bool = False) -> Any:
@@ -110,13 +119,6 @@ def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
 
     Parameters
     ----------
-    run, qrels
-        Ibis tables of one backend: the run (query, doc, score) and the qrels (query, doc,
-        rel).
-    query, doc, score, rel
-        Column names (``qid``, ``docid``, ``score``, ``rel``).
-    depth
-        Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
     ties
         ``"docid"`` (default): trec_eval's tie-break; ``"average"``: also the ``tie_first``
         and ``tie_size`` columns of the tie-aware metrics.
@@ -133,27 +135,13 @@ def judge(run: Any, qrels: Any, *, query: str = "qid", doc: str = "docid",
     return face.judge(run, qrels, options)
 
 
+@described_by(SHARED_PARAMETERS)
 def evaluate_run(run: Any, qrels: Any, measures: str | Sequence[str], *, query: str = "qid",
                  doc: str = "docid", score: str = "score", rel: str = "rel",
                  depth: int | None = None, threshold: float = 1) -> Any:
     """Per-query values of ``measures`` for a run against its qrels (Ibis tables of one
     backend), unexecuted: ``evaluate(judge(run, qrels, depth=depth), measures)``, one plan
     that the engine runs as a whole.
-
-    Parameters
-    ----------
-    run, qrels
-        Ibis tables of one backend: the run (query, doc, score) and the qrels (query, doc,
-        rel).
-    measures
-        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
-        :func:`rankframe.evaluate`; each becomes a column so named.
-    query, doc, score, rel
-        Column names (``qid``, ``docid``, ``score``, ``rel``).
-    depth
-        Keep the top ``depth`` ranks of each query (trec_eval ``-M``); None: all.
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
 
     Examples
     --------
@@ -167,6 +155,7 @@ def evaluate_run(run: Any, qrels: Any, measures: str | Sequence[str], *, query: 
     return evaluate(judged, measures, query=query, rel=rel, threshold=threshold)
 
 
+@described_by(SHARED_PARAMETERS)
 def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged",
            query: str | Sequence[str] = "qid", rel: str = "rel", rank: str = "rank",
            threshold: float = 1, schema: Mapping[str, str] | None = None,
@@ -180,25 +169,13 @@ def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged"
 
     Parameters
     ----------
-    measures
-        Measure strings (``"ndcg@10"``, ``"map"``, ``"P_10"`` ...), as for
-        :func:`rankframe.evaluate`; each becomes a column so named.
     dialect
         The SQL dialect (``"bigquery"``, ``"snowflake"``, ``"postgres"`` ...).
     table
         Name of the judged table in that database; default ``"judged"``.
-    query
-        Query column name(s); default ``"qid"``.
-    rel, rank
-        Names of the grade and rank columns (``"rel"``, ``"rank"``).
-    threshold
-        Relevance level: rel >= threshold is relevant (trec_eval ``-l``); default 1.
     schema
         Column name -> Ibis type name, where the defaults (query ``string``, rel
         ``float64``, rank ``int64``) do not fit.
-    columns
-        Other metric columns (``tie_first``, ``tie_size``, ``x``, ``y``, ``rank_a``,
-        ``rank_b``) mapped to the table's names, where they differ.
 
     Examples
     --------

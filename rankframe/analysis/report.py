@@ -15,21 +15,58 @@ mean per measure is set in bold in Markdown and LaTeX.
 
 Plain text writes the superscript as ``^ab``, Markdown as ``<sup>ab</sup>`` and LaTeX as
 ``\\textsuperscript{ab}``. Nothing here needs NumPy or SciPy.
+
+One comparison in the three renderings:
+
+>>> import polars as pl
+>>> from rankframe.analysis.report import to_latex, to_markdown, to_text
+>>> cmp = pl.DataFrame({
+...     "system": ["bm25", "dense"], "measure": ["map"] * 2, "baseline": ["bm25"] * 2,
+...     "mean": [0.25, 0.375], "delta": [None, 0.125], "significant": [None, True]})
+>>> print(to_text(cmp, legend=False), end="")
+     system  map
+(a)  bm25    0.2500
+(b)  dense   0.3750^a
+>>> print(to_markdown(cmp, legend=False), end="")
+|  | system | map |
+|---|---|---:|
+| (a) | bm25 | 0.2500 |
+| (b) | dense | **0.3750**<sup>a</sup> |
+>>> print(to_latex(cmp, legend=False), end="")
+\\begin{tabular}{llr}
+\\toprule
+ & System & map \\\\
+\\midrule
+(a) & bm25 & 0.2500 \\\\
+(b) & dense & \\textbf{0.3750}\\textsuperscript{a} \\\\
+\\bottomrule
+\\end{tabular}
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Final
 
 import polars as pl
 
 from rankframe import validation
+from rankframe.docsections import described_by
 from rankframe.errors import InputError
 
 __all__ = ["significance_markers", "system_letters", "to_latex", "to_markdown", "to_text"]
 
 #: A cell renderer: (formatted mean, marker letters, is the best mean) -> cell text.
 _Render = Callable[[str, str, bool], str]
+
+#: The parameters of this module's functions, described once (their docstrings are completed
+#: from it: :func:`rankframe.docsections.described_by`).
+PARAMETERS: Final[Mapping[tuple[str, ...], str]] = {
+    ("cmp",): "The table :func:`rankframe.compare` returns (one row per system and measure).",
+    ("digits",): "Decimal places of the means; default 4.",
+    ("legend",): "Add a line explaining the superscript letters; default True.",
+    ("note",): "Text appended to the legend (e.g. the test used); default None.",
+}
 
 _REQUIRED = ("system", "measure", "baseline", "mean", "delta", "significant")
 
@@ -39,13 +76,9 @@ _LEGEND = (
 )
 
 
+@described_by(PARAMETERS)
 def system_letters(cmp: pl.DataFrame) -> dict[str, str]:
     """The letter of each system, in row order: ``a``, ``b``, ..., ``z``, ``aa``, ...
-
-    Parameters
-    ----------
-    cmp
-        The table :func:`rankframe.compare` returns (one row per system and measure).
 
     Examples
     --------
@@ -66,17 +99,13 @@ def _letter(i: int) -> str:
     return out
 
 
+@described_by(PARAMETERS)
 def significance_markers(cmp: pl.DataFrame) -> dict[tuple[str, str], str]:
     """Letters to set as superscript on each (system, measure) cell.
 
     A significant comparison with ``delta > 0`` puts the baseline's letter on the
     system's cell; with ``delta < 0`` it puts the system's letter on the baseline's cell.
     Letters on one cell are in alphabetical order.
-
-    Parameters
-    ----------
-    cmp
-        The table :func:`rankframe.compare` returns (one row per system and measure).
 
     Examples
     --------
@@ -104,6 +133,7 @@ def significance_markers(cmp: pl.DataFrame) -> dict[tuple[str, str], str]:
     return {key: "".join(sorted(v, key=lambda s: (len(s), s))) for key, v in marks.items()}
 
 
+@described_by(PARAMETERS)
 def to_text(
     cmp: pl.DataFrame, *, digits: int = 4, legend: bool = True, note: str | None = None
 ) -> str:
@@ -112,27 +142,7 @@ def to_text(
     ``legend`` adds a line explaining the marks, and ``note`` (e.g. the test used) is
     appended to it.
 
-    Parameters
-    ----------
-    cmp
-        The table :func:`rankframe.compare` returns (one row per system and measure).
-    digits
-        Decimal places of the means; default 4.
-    legend
-        Add a line explaining the superscript letters; default True.
-    note
-        Text appended to the legend (e.g. the test used); default None.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> cmp = pl.DataFrame({
-    ...     "system": ["bm25", "dense"], "measure": ["map"] * 2, "baseline": ["bm25"] * 2,
-    ...     "mean": [0.25, 0.375], "delta": [None, 0.125], "significant": [None, True]})
-    >>> print(to_text(cmp, legend=False), end="")
-         system  map
-    (a)  bm25    0.2500
-    (b)  dense   0.3750^a
+    The module's example shows one comparison in the three renderings.
     """
     measures, cells = _cells(cmp, digits, lambda v, m, best: v + (f"^{m}" if m else ""))
     header = ["", "system", *measures]
@@ -145,34 +155,14 @@ def to_text(
     return "\n".join(lines) + "\n"
 
 
+@described_by(PARAMETERS)
 def to_markdown(
     cmp: pl.DataFrame, *, digits: int = 4, legend: bool = True, note: str | None = None
 ) -> str:
     """A Markdown (GitHub) table; best mean per measure in bold, marks as ``<sup>``.
     ``legend`` and ``note`` as in :func:`to_text`.
 
-    Parameters
-    ----------
-    cmp
-        The table :func:`rankframe.compare` returns (one row per system and measure).
-    digits
-        Decimal places of the means; default 4.
-    legend
-        Add a line explaining the superscript letters; default True.
-    note
-        Text appended to the legend (e.g. the test used); default None.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> cmp = pl.DataFrame({
-    ...     "system": ["bm25", "dense"], "measure": ["map"] * 2, "baseline": ["bm25"] * 2,
-    ...     "mean": [0.25, 0.375], "delta": [None, 0.125], "significant": [None, True]})
-    >>> print(to_markdown(cmp, legend=False), end="")
-    |  | system | map |
-    |---|---|---:|
-    | (a) | bm25 | 0.2500 |
-    | (b) | dense | **0.3750**<sup>a</sup> |
+    The module's example shows one comparison in the three renderings.
     """
 
     def cell(value: str, marks: str, best: bool) -> str:
@@ -191,6 +181,7 @@ def to_markdown(
     return "\n".join(lines) + "\n"
 
 
+@described_by(PARAMETERS)
 def to_latex(
     cmp: pl.DataFrame,
     *,
@@ -206,12 +197,10 @@ def to_latex(
     ``%`` comment above the tabular; ``note`` is appended to the legend. Needs
     ``\usepackage{booktabs}``.
 
+    The module's example shows one comparison in the three renderings.
+
     Parameters
     ----------
-    cmp
-        The table :func:`rankframe.compare` returns (one row per system and measure).
-    digits
-        Decimal places of the means; default 4.
     caption
         Caption; with it (or ``label``) the tabular is wrapped in a ``table`` environment.
     label
@@ -219,24 +208,6 @@ def to_latex(
     legend
         Add a line explaining the superscript letters; default True. In the caption, or a
         ``%`` comment without one.
-    note
-        Text appended to the legend (e.g. the test used); default None.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> cmp = pl.DataFrame({
-    ...     "system": ["bm25", "dense"], "measure": ["map"] * 2, "baseline": ["bm25"] * 2,
-    ...     "mean": [0.25, 0.375], "delta": [None, 0.125], "significant": [None, True]})
-    >>> print(to_latex(cmp, legend=False), end="")
-    \begin{tabular}{llr}
-    \toprule
-     & System & map \\
-    \midrule
-    (a) & bm25 & 0.2500 \\
-    (b) & dense & \textbf{0.3750}\textsuperscript{a} \\
-    \bottomrule
-    \end{tabular}
     """
 
     def cell(value: str, marks: str, best: bool) -> str:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
 import polars as pl
 
@@ -30,8 +30,8 @@ from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
 
-__all__ = ["RunFileResult", "evaluate_runs", "read_runs", "trec_eval_per_query",
-           "trec_eval_run_file"]
+__all__ = ["PerQueryOptions", "RunFileResult", "evaluate_runs", "read_runs",
+           "trec_eval_per_query", "trec_eval_run_file"]
 
 PathLike = str | os.PathLike[str]
 
@@ -109,21 +109,24 @@ class RunFileResult(NamedTuple):
     queries: pl.Series  # the run's queries
 
 
-def trec_eval_run_file(
-    path: PathLike,
-    qrels: pl.DataFrame,
-    measures: Sequence[str],
-    *,
-    all_queries: bool = False,
-    depth: int | None = None,
-    ties: Ties = "docid",
-    threshold: float = 1,
-    engine: str = "polars",
-    name: str = "",
-    judged_only: bool = False,
-    block_bytes: int | None = None,
-) -> RunFileResult:
-    """:func:`trec_eval_per_query` of the run file ``path``, streamed.
+class PerQueryOptions(TypedDict, total=False):
+    """The keyword options of :func:`trec_eval_per_query`, which :func:`trec_eval_run_file`
+    passes on (an option left out takes that function's default)."""
+
+    all_queries: bool
+    depth: int | None
+    ties: Ties
+    threshold: float
+    engine: str
+    name: str
+    judged_only: bool
+
+
+def trec_eval_run_file(path: PathLike, qrels: pl.DataFrame, measures: Sequence[str], *,
+                       block_bytes: int | None = None, **options: Unpack[PerQueryOptions]
+                       ) -> RunFileResult:
+    """:func:`trec_eval_per_query` of the run file ``path``, streamed; ``options`` are that
+    function's keywords (:class:`PerQueryOptions`).
 
     The file is read in blocks of whole queries (:class:`rankframe.io.stream.RunStream`),
     each evaluated against its queries' slice of the qrels as it arrives, so memory holds
@@ -133,24 +136,22 @@ def trec_eval_run_file(
     is the same either way. ``block_bytes`` is the text parsed at once (None: from the
     file's size, :func:`rankframe.io.stream.block_bytes_for`).
     """
-    options = dict(depth=depth, ties=ties, threshold=threshold, engine=engine,
-                   judged_only=judged_only)
     stream = RunStream(path, block_bytes)
     try:
-        return _streamed(stream, qrels, list(measures), all_queries, name, options)
+        return _streamed(stream, qrels, list(measures), options)
     except (NotStreamable, InputError):
         run = read_run(path)  # reads any layout; raises the file's problem with its line
-        per_query = trec_eval_per_query(run, qrels, measures, all_queries=all_queries,
-                                        name=name, **options)  # type: ignore[arg-type]
+        per_query = trec_eval_per_query(run, qrels, measures, **options)
         runid = str(run["tag"][0]) if run.height else ""
         return RunFileResult(per_query, runid, trec_eval.unjudged_count(run, qrels),
                              run["qid"].unique())
 
 
-def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_queries: bool,
-              name: str, options: dict[str, Any]) -> RunFileResult:
+def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str],
+              options: PerQueryOptions) -> RunFileResult:
     """:func:`trec_eval_run_file` block by block; NotStreamable if the file's queries are not
     contiguous (InputError for a problem that read_run names by line)."""
+    each_block = options | {"all_queries": True}  # a block holds only some of the queries
     qrels = qrels.sort("qid", maintain_order=True)
     judged_queries = qrels.get_column("qid").set_sorted()
     parts: list[pl.DataFrame] = []
@@ -166,23 +167,22 @@ def _streamed(stream: RunStream, qrels: pl.DataFrame, measures: list[str], all_q
             rows = pl.select(pl.int_ranges(low, high).explode().drop_nulls()).to_series()
             if rows.len():
                 in_flight.append(pool.submit(trec_eval_per_query, block, qrels[rows],
-                                             measures, all_queries=True, **options))
+                                             measures, **each_block))
             while len(in_flight) >= workers or (in_flight and in_flight[0].done()):
                 parts.append(in_flight.popleft().result())
         parts.extend(future.result() for future in in_flight)
     heads = pl.concat(stream.heads) if stream.heads else pl.Series("qid", [], pl.String)
     if heads.n_unique() != heads.len():
         raise NotStreamable("a query's lines are not contiguous")
-    if all_queries:  # qrels queries without results score 0 (trec_eval -c)
+    if options.get("all_queries"):  # qrels queries without results score 0 (trec_eval -c)
         missing = qrels.filter(pl.col("qid").is_in(heads.implode()).not_())
         if missing.height:
             empty = pl.DataFrame(schema={"qid": pl.String, "docid": pl.String,
                                          "score": pl.Float64})
-            parts.append(trec_eval_per_query(empty, missing, measures, all_queries=True,
-                                             **options))
+            parts.append(trec_eval_per_query(empty, missing, measures, **each_block))
     per_query = pl.concat(parts).sort("qid") if parts else pl.DataFrame()
     if per_query.height == 0:
-        raise trec_eval.no_queries_error(name)
+        raise trec_eval.no_queries_error(options.get("name", ""))
     return RunFileResult(per_query, stream.tag or "", unjudged, heads)
 
 

@@ -120,10 +120,13 @@ def exact_metrics() -> frozenset[str]:
 
 
 class PolarsNative:
-    """What the faces whose native tables are Polars frames share: nothing to convert,
-    nothing missing, every exact metric exact (the in-process engines and the oracle)."""
+    """What the faces whose native tables are Polars frames share (the in-process engines
+    and the oracle): the engine role unless a face says otherwise, nothing to convert,
+    nothing missing, both ``ties`` rules judged, every exact metric exact."""
 
+    role: Role = "engine"
     unsupported: Mapping[str, str] = {}
+    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
     exact: frozenset[str] = exact_metrics()
     inexact_values: Mapping[str, str] = {}
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankframe.errors import EngineError, InputError
-from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative, result_dtypes
 from rankframe.faces.macros import (
     HELPERS_FILE,
     checked,
@@ -284,8 +284,6 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
 
 class DuckDBFace(PolarsNative):
     name = "duckdb"
-    role: Role = "engine"
-    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
 
     def prepare(self, metrics: set[str], connection: Any = None) -> None:
         with connection_for(connection, metrics):

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties, result_dtypes
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, result_dtypes
 from rankframe.measures import Measure
 from rankframe.reference import *  # noqa: F403  (the metric functions, by name)
 from rankframe.reference import judged_rows, value
@@ -19,7 +19,6 @@ from rankframe.reference import judged_rows, value
 class OracleFace(PolarsNative):
     name = "oracle"
     role: Role = "oracle"
-    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import polars as pl
 
 from rankframe import metrics
-from rankframe.faces.base import Face, JudgeOptions, PolarsNative, Role, Ties
+from rankframe.faces.base import Face, JudgeOptions, PolarsNative
 from rankframe.measures import Measure
 from rankframe.metrics.expr import unguarded
 from rankframe.registry import Metric
@@ -42,8 +42,6 @@ def key_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl
 
 class PolarsFace(PolarsNative):
     name = "polars"
-    role: Role = "engine"
-    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,

@@ -12,15 +12,15 @@ non-blank character ``#``) where the format has them. Problems raise
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import polars as pl
 
 from rankframe.io.lines import BLANKS, COMMENT, SEPARATOR
 from rankframe.io.source import fail
 
-__all__ = ["BLANKS", "INTEGER", "NUMBER", "field", "fields_of", "first_problem", "is_comment",
-           "lines_of", "parse", "repeated", "split_fields", "squeezed"]
+__all__ = ["BLANKS", "INTEGER", "NUMBER", "CommentRule", "field", "first_problem",
+           "is_comment", "lines_of", "parse", "repeated", "split_fields", "squeezed"]
 
 # Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
 # (a plain cast is more lenient in DuckDB, e.g. '1.5' -> 2, '0x10' -> 16).
@@ -30,11 +30,17 @@ INTEGER: Final = r"^[+-]?[0-9]+$"
 NUMBER: Final = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
+#: Where a format's comment lines have their ``#``: first non-blank character, or column 1
+#: only (trec_eval 10's prefs readers); None: the format has no comments.
+CommentRule = Literal["indented", "column 1"] | None
+
+
 def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
-             comments: bool = True) -> pl.DataFrame:
+             comments: CommentRule = "indented") -> pl.DataFrame:
     """Columns ``line`` (1-based) and ``fields`` (list of str) of every data line of
-    ``data``, each holding exactly ``len(layout)`` fields; raises for the first line that
-    does not, for text that is not UTF-8, and for a file without data lines."""
+    ``data`` (neither blank nor a comment by the rule ``comments``), each holding exactly
+    ``len(layout)`` fields; raises for the first line that does not, for text that is not
+    UTF-8, and for a file without data lines."""
     blank = data.translate(BLANKS)
     try:
         text = blank.decode("utf-8")
@@ -45,11 +51,13 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     table = (
         pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
         .with_row_index("line", offset=1)
-        .select(pl.col("line").cast(pl.Int64), squeezed(pl.col("text")))
+        .select(pl.col("line").cast(pl.Int64), pl.col("text").alias("raw"),
+                squeezed(pl.col("text")))
         .filter(pl.col("text") != "")
     )
-    if comments:
-        table = table.filter(is_comment(pl.col("text")).not_())
+    if comments is not None:
+        table = table.filter(is_comment(pl.col("raw" if comments == "column 1" else "text"))
+                             .not_())
     table = table.select("line", fields=split_fields(pl.col("text")))
     if table.height == 0:
         raise fail(source, None, f"no {kind} lines (the file is empty or holds only blanks"
@@ -75,11 +83,6 @@ def is_comment(text: pl.Expr) -> pl.Expr:
 def split_fields(text: pl.Expr) -> pl.Expr:
     """A :func:`squeezed` line's fields."""
     return text.str.split(SEPARATOR)
-
-
-def fields_of(text: pl.Expr) -> pl.Expr:
-    """A line's fields (its blanks already spaces); ``[""]`` for a blank line."""
-    return split_fields(squeezed(text))
 
 
 def field(i: int) -> pl.Expr:

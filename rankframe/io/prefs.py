@@ -21,7 +21,7 @@ from typing import Final
 
 import polars as pl
 
-from rankframe.io.fields import BLANKS, NUMBER, field, fields_of, first_problem, is_comment, parse
+from rankframe.io.fields import NUMBER, field, first_problem, lines_of, parse
 from rankframe.io.source import fail, read_text_bytes
 
 __all__ = ["PREFS_LAYOUT", "QRELS_PREFS_LAYOUT", "read_prefs", "read_qrels_prefs"]
@@ -80,49 +80,20 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> pl.DataFrame:
     return _read(Path(path), QRELS_PREFS_LAYOUT, "qrels_prefs")
 
 
-def _lines(source: Path, kind: str) -> pl.DataFrame:
-    """Columns ``line`` (1-based) and ``fields`` for every line neither blank nor a comment
-    (``#`` in the first column)."""
-    data = read_text_bytes(source, kind).translate(BLANKS)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise fail(source, line, f"not UTF-8 text; is this a {kind} file?") from None
-    lines = (
-        pl.DataFrame({"text": text.split("\n")}, schema={"text": pl.String})
-        .with_row_index("line", offset=1)
-        .filter(is_comment(pl.col("text")).not_())
-        .select(pl.col("line").cast(pl.Int64),
-                fields=fields_of(pl.col("text")))
-        .filter(pl.col("fields").list.first() != "")
-    )
-    if lines.height == 0:
-        raise fail(source, None, f"no {kind} lines (the file is empty or holds only comments)")
-    return lines
-
-
 def _read(source: Path, layout: tuple[str, ...], kind: str) -> pl.DataFrame:
-    lines = _lines(source, kind)
-    found = pl.col("fields").list.len()
+    lines = lines_of(source, read_text_bytes(source, kind), kind, layout, comments="column 1")
     raw = field(len(layout) - 1)
     columns = {name: field(i) for i, name in enumerate(layout) if name != "level"}
     if "jsg" not in columns:
         columns["jsg"] = pl.lit("0")
-    parsed = lines.select(
-        "line", found=found, raw=raw, **columns,
-        level=parse(raw, NUMBER, pl.Float64),
-    )
-    problem = (
-        pl.when(pl.col("found") != len(layout))
-        .then(pl.format(f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}",
-                        "found"))
-        .when(pl.col("level").is_null() | pl.col("level").is_infinite())
+    parsed = lines.select("line", raw=raw, **columns, level=parse(raw, NUMBER, pl.Float64))
+    problem: pl.Expr = (
+        pl.when(pl.col("level").is_null() | pl.col("level").is_infinite())
         .then(pl.format("level '{}' is not a finite number", "raw"))
     )
     if kind == "prefs":
-        problem = problem.when(pl.col("level") < 0).then(
-            pl.format("level '{}' is negative; prefs levels are >= 0 (0: not relevant)", "raw"))
+        problem = pl.coalesce(problem, pl.when(pl.col("level") < 0).then(
+            pl.format("level '{}' is negative; prefs levels are >= 0 (0: not relevant)", "raw")))
     first_problem(source, parsed, problem)
     table = parsed.select("line", *_SCHEMA).cast(_SCHEMA)  # type: ignore[arg-type]
     _check_repeats(source, table, kind)

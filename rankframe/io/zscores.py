@@ -56,7 +56,7 @@ def read_zscores(path: str | os.PathLike[str]) -> pl.DataFrame:
     """
     source = Path(path)
     lines = lines_of(source, read_text_bytes(source, "z-score"), "z-score", ZSCORES_LAYOUT,
-                     comments=False)
+                     comments=None)
 
     def number(i: int) -> pl.Expr:
         value = parse(field(i), NUMBER, pl.Float64)

@@ -39,48 +39,21 @@ Ties = Literal["docid", "average"]
 
 
 @overload
-def judge(
-    run: pl.LazyFrame,
-    qrels: Eager | pl.LazyFrame,
-    *,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-    rel: str | None = ...,
-    depth: int | None = ...,
-    ties: Ties = ...,
-    judged_only: bool = ...,
-) -> pl.LazyFrame: ...
+def judge(run: pl.LazyFrame, qrels: Eager | pl.LazyFrame, *, query: str = ..., doc: str = ...,
+          score: str = ..., rel: str | None = ..., depth: int | None = ..., ties: Ties = ...,
+          judged_only: bool = ...) -> pl.LazyFrame: ...
 
 
 @overload
-def judge(
-    run: Eager,
-    qrels: pl.LazyFrame,
-    *,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-    rel: str | None = ...,
-    depth: int | None = ...,
-    ties: Ties = ...,
-    judged_only: bool = ...,
-) -> pl.LazyFrame: ...
+def judge(run: Eager, qrels: pl.LazyFrame, *, query: str = ..., doc: str = ...,
+          score: str = ..., rel: str | None = ..., depth: int | None = ..., ties: Ties = ...,
+          judged_only: bool = ...) -> pl.LazyFrame: ...
 
 
 @overload
-def judge(
-    run: Eager,
-    qrels: Eager,
-    *,
-    query: str = ...,
-    doc: str = ...,
-    score: str = ...,
-    rel: str | None = ...,
-    depth: int | None = ...,
-    ties: Ties = ...,
-    judged_only: bool = ...,
-) -> pl.DataFrame: ...
+def judge(run: Eager, qrels: Eager, *, query: str = ..., doc: str = ...,
+          score: str = ..., rel: str | None = ..., depth: int | None = ..., ties: Ties = ...,
+          judged_only: bool = ...) -> pl.DataFrame: ...
 
 
 def judge(

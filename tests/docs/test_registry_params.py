@@ -5,6 +5,7 @@ builders' sources do not say it again. The Polars builders' list is the registry
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
 
@@ -121,6 +122,36 @@ def test_the_api_reference_reads_the_same_parameters_as_help() -> None:
     shown = _section(inspect.getdoc(rankframe.ndcg) or "")
     assert _section(ndcg.docstring.value) == shown
     assert _flat(IDEAL.desc) in _flat(shown)
+
+
+@pytest.mark.parametrize(("module", "name"), [
+    ("rankframe.ibis", "judge"), ("rankframe.ibis", "to_sql"),
+    ("rankframe.analysis.report", "to_latex"), ("rankframe.analysis.report", "system_letters"),
+])
+def test_functions_described_by_a_module_mapping_read_the_same_in_both(module: str,
+                                                                       name: str) -> None:
+    """``@described_by(MAPPING)``: help() and the API reference show one Parameters
+    section, every parameter in signature order, the shared ones from the mapping."""
+    loaded = griffe.load(module, search_paths=[str(REPO)])
+    static = loaded[name]
+    params.complete_docstring(static)
+    function = getattr(importlib.import_module(module), name)
+    shown = inspect.getdoc(function) or ""
+    assert isinstance(static, griffe.Function) and static.docstring is not None
+    assert _section(static.docstring.value).rstrip() == _section(shown).rstrip()
+    heads = [line.split(" : ")[0] for line in _section(shown).splitlines()
+             if line and not line[0].isspace()]
+    documented = [n.strip() for head in heads for n in head.split(",")]
+    assert documented == list(inspect.signature(function).parameters)
+
+
+def test_a_name_in_several_entries_takes_the_largest_that_fits() -> None:
+    described = {("query",): "One column.", ("rel", "rank"): "Grade and rank.",
+                 ("query", "doc", "rel"): "Three columns."}
+    judge = complete_parameters("J.", ["query", "doc", "rel"], described)
+    assert judge.endswith("Parameters\n----------\nquery, doc, rel\n    Three columns.\n")
+    table = complete_parameters("T.", ["query", "rel", "rank"], described)
+    assert "query\n    One column.\nrel, rank\n    Grade and rank." in table
 
 
 def test_sql_headers_hold_the_registry_parameter_lines() -> None:
