@@ -137,9 +137,7 @@ def evaluate(
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
         if _positive_rows_suffice(parsed):
-            # Not grouped by query: keep one row per query, not one per run of equal keys.
-            kept = (first_of_query(keys) if isinstance(judged, pl.DataFrame) and not grouped
-                    else new_key)
+            kept = _kept_besides_positive(judged, keys, grouped, new_key)
             judged = positive_rows(judged, keys, rel, kept)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
@@ -153,6 +151,24 @@ def evaluate(
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
+
+#: The positive-rows cut keeps the first row of each run of equal query keys while there
+#: are at most one run per this many rows (judge's table: two runs per query); with more
+#: (rows in any order), the first row of each query, found by hashing the key.
+_ROWS_PER_RUN = 8
+
+
+def _kept_besides_positive(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], grouped: bool,
+                           new_key: pl.Series | None) -> pl.Series | pl.Expr | None:
+    """The rows :func:`positive_rows` keeps besides those with a grade > 0, so that every
+    query keeps a row: the first of each run of equal keys when the table is grouped by
+    query or the runs are few (``new_key`` marks them; None on a LazyFrame: found there),
+    else the first row of each query (:func:`first_of_query`, which hashes the key)."""
+    if isinstance(judged, pl.LazyFrame) or grouped:
+        return new_key
+    if new_key is not None and new_key.sum() * _ROWS_PER_RUN <= new_key.len():
+        return new_key
+    return first_of_query(keys)
 
 
 def _engine(fn: str, name: str) -> faces.Face:

@@ -121,22 +121,39 @@ LOG2_TABLE_BOUND = 1 << 22
 _log2_table = pl.Series("log2", [0.0], dtype=pl.Float64)
 
 
-def log2_values(values: pl.Series) -> pl.Series:
-    """log2 of each value by the C library's ``log2`` (Python's ``math.log2``), as trec_eval
-    and DuckDB compute it: whole numbers 1..LOG2_TABLE_BOUND from a table grown on demand,
-    other values one by one. NULL stays NULL."""
+def _log2_table_through(top: float) -> pl.Series:
+    """The table of log2(i), i = 0 (a placeholder 0.0), 1, 2, ..., at least through ``top``
+    (at most LOG2_TABLE_BOUND), grown on demand and shared by every call."""
     global _log2_table
-    x = values.cast(pl.Float64)
-    whole = (x >= 1) & (x <= LOG2_TABLE_BOUND) & (x.floor() == x)
-    whole = whole.fill_null(False)
-    top = x.filter(whole).max()
     table = _log2_table  # this call's table: another thread may replace the global one
-    if isinstance(top, float) and top >= len(table):
+    if top >= len(table):
         size = min(1 << int(top).bit_length(), LOG2_TABLE_BOUND + 1)
         table = pl.Series("log2", [0.0, *(math.log2(i) for i in range(1, size))],
                           dtype=pl.Float64)
         if len(table) > len(_log2_table):
             _log2_table = table
+    return table
+
+
+def log2_of_whole(values: pl.Series) -> pl.Series:
+    """:func:`log2_values`, in one gather from its table when ``values`` are integers in
+    1..LOG2_TABLE_BOUND without NULL (ranks, positions); else by :func:`log2_values`."""
+    if values.dtype.is_integer() and values.len() and not values.has_nulls():
+        low, top = values.min(), values.max()
+        if isinstance(low, int) and isinstance(top, int) and low >= 1 and top <= LOG2_TABLE_BOUND:
+            return _log2_table_through(top).gather(values).alias(values.name)
+    return log2_values(values)
+
+
+def log2_values(values: pl.Series) -> pl.Series:
+    """log2 of each value by the C library's ``log2`` (Python's ``math.log2``), as trec_eval
+    and DuckDB compute it: whole numbers 1..LOG2_TABLE_BOUND from a table grown on demand,
+    other values one by one. NULL stays NULL."""
+    x = values.cast(pl.Float64)
+    whole = (x >= 1) & (x <= LOG2_TABLE_BOUND) & (x.floor() == x)
+    whole = whole.fill_null(False)
+    top = x.filter(whole).max()
+    table = _log2_table_through(top if isinstance(top, float) else 0.0)
     index = pl.select(pl.when(whole).then(x.cast(pl.Int64, strict=False)).otherwise(0))
     out = table.gather(index.to_series())
     others = ~whole & x.is_not_null()

@@ -21,7 +21,7 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from rankframe.metrics.expr import log2_values, plus_zero
+from rankframe.metrics.expr import log2_of_whole, plus_zero
 
 Gain: TypeAlias = Literal["linear", "exponential"]
 GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
@@ -112,7 +112,7 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
             out["cg"] = _sums(queries, counted["q"], counted["g"])
         if what in ("dcg", "ndcg"):
             counted = _by_query(rows.filter(retrieved & (pl.col("g") != 0)), "rank")
-            discount = log2_values(counted["rank"].cast(F64) + 1.0)
+            discount = log2_of_whole(counted["rank"] + 1)
             out["dcg"] = _sums(queries, counted["q"], counted["g"] / discount)
         if what in ("idcg", "ndcg"):
             pool = rows.filter(pl.col("g") > 0)
@@ -123,7 +123,7 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
             best = pool.with_columns(i=position)
             if k is not None:
                 best = best.filter(pl.col("i") <= k)
-            discount = log2_values(best["i"].cast(F64) + 1.0)
+            discount = log2_of_whole(best["i"] + 1)
             out["idcg"] = _sums(queries, best["q"], best["g"] / discount)
         if what == "ndcg":
             dcg, idcg = out["dcg"], out["idcg"]
