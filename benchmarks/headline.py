@@ -11,11 +11,11 @@ P@10, RR (mrr) and recall@100, each alone and all five together (``all``). Conte
 
 - ``builders``: ``df.group_by("qid").agg(rf.ndcg("rel", k=10), rf.average_precision("rel"),
   rf.precision("rel", k=10), rf.reciprocal_rank("rel"), rf.recall("rel", k=100))``;
-- ``builders_unguarded``: the same builders through ``rankframe.metrics.expr.unguarded``;
+- ``builders_unguarded``: the same builders through ``rankframe.faces.polars.expr.unguarded``;
   ``builders_lazy`` (when asked for): the builders in ``df.lazy().group_by(...)``, collected
   on Polars' default engine;
 - ``builders_guard`` (when asked for): the builders' rank guard alone
-  (``rankframe.metrics.expr.valid_ranks``), once per metric of the set, in one group-by;
+  (``rankframe.faces.polars.expr.valid_ranks``), once per metric of the set, in one group-by;
 - ``evaluate_polars``, ``evaluate_duckdb``: ``rf.evaluate(df, measures, engine=...)``;
 - ``hand_polars``: hand-written Polars, in four variants (below); the ratios use the
   fastest variant of each workload and metric set, and the table says which it was;
@@ -162,9 +162,9 @@ def _builders(bench: Bench, metrics: Sequence[str], guarded: bool,
         name, kwargs = MEASURE_CALLS[m]
         builder = getattr(bench.rf, name)
         if not guarded:
-            expr_module = importlib.import_module("rankframe.metrics.expr")
+            expr_module = importlib.import_module("rankframe.faces.polars.expr")
             if not hasattr(expr_module, "unguarded"):
-                raise Unavailable("rankframe.metrics.expr.unguarded does not exist")
+                raise Unavailable("rankframe.faces.polars.expr.unguarded does not exist")
             builder = expr_module.unguarded(builder)
         exprs.append(builder("rel", **kwargs).alias(m))
     if lazy:
@@ -197,9 +197,9 @@ def _fetch(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
 
 def _guards(bench: Bench, metrics: Sequence[str]) -> pl.DataFrame:
     """The builders' rank guard alone, once per metric (as the guarded builders pay it)."""
-    expr_module = importlib.import_module("rankframe.metrics.expr")
+    expr_module = importlib.import_module("rankframe.faces.polars.expr")
     if not hasattr(expr_module, "valid_ranks"):
-        raise Unavailable("rankframe.metrics.expr.valid_ranks does not exist")
+        raise Unavailable("rankframe.faces.polars.expr.valid_ranks does not exist")
     return bench.table.group_by("qid").agg(
         expr_module.valid_ranks(RANK).alias(f"guard{i}") for i in range(len(metrics)))
 

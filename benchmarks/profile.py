@@ -29,7 +29,7 @@ import tasks  # noqa: E402
 
 import rankframe as rf  # noqa: E402
 import rankframe.duckdb as rfdb  # noqa: E402
-from rankframe.faces.polars import expression  # noqa: E402
+from rankframe.faces.polars.face import expression  # noqa: E402
 from rankframe.measures import parse_all  # noqa: E402
 from rankframe.table.checks import check_judged  # noqa: E402
 

@@ -45,7 +45,7 @@ def _resolver(obj: griffe.Object | griffe.Alias, loader: griffe.GriffeLoader
         found = _canonical(loader, name)
         if found is None and name.count(".") == 1 and name.startswith("rankframe."):
             # The metric builders reach ``rankframe`` by a star import griffe does not follow.
-            found = _canonical(loader, name.replace("rankframe.", "rankframe.metrics.", 1))
+            found = _canonical(loader, name.replace("rankframe.", "rankframe.faces.polars.", 1))
         if found is None and "." not in name:
             try:
                 found = _canonical(loader, obj.resolve(name))

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from rankframe.evaluate import evaluate as evaluate
     from rankframe.evaluate import evaluate_run as evaluate_run
     from rankframe.evaluate import summarize as summarize
+    from rankframe.faces.polars import *  # noqa: F403  (the metric builders are the public API)
     from rankframe.groups import average_groups as average_groups
     from rankframe.groups import evaluate_groups as evaluate_groups
     from rankframe.groups import judge_groups as judge_groups
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from rankframe.io import read_qrels_jg as read_qrels_jg
     from rankframe.io import read_run as read_run
     from rankframe.io import read_zscores as read_zscores
-    from rankframe.metrics import *  # noqa: F403  (the metric builders are the public API)
     from rankframe.table.checks import check_judged as check_judged
     from rankframe.table.judge import judge as judge
     from rankframe.table.judge import unjudged_run_queries as unjudged_run_queries
@@ -69,12 +69,13 @@ _NAMES = ["EngineError", "InputError", "InputWarning", "MeasureError", "Rankfram
 
 def __getattr__(name: str) -> Any:
     """A public name, imported from its module on first use (PEP 562); ``__all__`` and the
-    metric builders (``rankframe.metrics.__all__``) import the builders."""
+    metric builders (``rankframe.metrics.__all__``: :mod:`rankframe.faces.polars`) import the
+    builders."""
     if name.startswith("__") and name != "__all__":
         raise AttributeError(f"module 'rankframe' has no attribute {name!r}")
     module = _LAZY.get(name)
     if module is None:
-        metrics = importlib.import_module("rankframe.metrics")
+        metrics = importlib.import_module("rankframe.faces.polars")
         if name == "__all__":
             names = sorted({*_NAMES, *metrics.__all__})
             globals()["__all__"] = names

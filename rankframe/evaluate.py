@@ -18,9 +18,9 @@ import polars as pl
 from rankframe import faces
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
+from rankframe.faces.polars.expr import divide, sequential_sum
 from rankframe.frames import Eager, eager, graded_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
-from rankframe.metrics.expr import divide, sequential_sum
 from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import check_frame, check_judged
 from rankframe.table.inputs import schema_of

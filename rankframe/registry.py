@@ -101,7 +101,7 @@ class Metric:
     name: str
     params: tuple[Param, ...]
     #: The metric family: the module of each face that implements it (``gains``: the
-    #: Polars builders in ``rankframe.metrics.gains``), and one loop of the conformance kit.
+    #: Polars builders in ``rankframe.faces.polars.gains``), and one loop of the conformance kit.
     family: Family
     #: The contract fixes how the value is computed (counts, or trec_eval's order of
     #: floating-point operations: docs/semantics.md#exactness), so a face can give the
@@ -354,7 +354,7 @@ _DECLARED = (
 METRICS: dict[str, Metric] = {m.name: m for m in _DECLARED}
 
 #: The preference measures, in trec_eval's order (``-m all_prefs``): frame functions of
-#: :mod:`rankframe.metrics.prefs`, not registered metrics.
+#: :mod:`rankframe.faces.polars.prefs`, not registered metrics.
 PREFS_MEASURES: tuple[str, ...] = (
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
     "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",

@@ -19,6 +19,7 @@ from rankframe.analysis.runs import RunFileResult, trec_eval_per_query, trec_eva
 from rankframe.cli.eval_output import TidyRow
 from rankframe.cli.eval_plan import FORMATS, RunEvaluator, plan
 from rankframe.errors import RankframeError
+from rankframe.faces.polars.prefs import prefs_evaluate
 from rankframe.io import (
     read_prefs,
     read_qrels,
@@ -27,7 +28,6 @@ from rankframe.io import (
     read_run,
     read_zscores,
 )
-from rankframe.metrics.prefs import prefs_evaluate
 
 __all__ = ["prepare", "write_parquet"]
 

@@ -242,7 +242,7 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
                    complete: bool = False, connection: duckdb.DuckDBPyConnection | None = None
                    ) -> pl.DataFrame:
     """trec_eval's preference measures per query by the ``rf_prefs`` table macro: the same
-    table as :func:`rankframe.metrics.prefs.prefs_evaluate` (docs/semantics.md#preferences).
+    table as :func:`rankframe.faces.polars.prefs.prefs_evaluate` (docs/semantics.md#preferences).
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ def evaluate_prefs(prefs: pl.DataFrame, run: pl.DataFrame, *, depth: int | None 
     -------
     pl.DataFrame
         ``qid`` and one column per measure of
-        :data:`rankframe.metrics.prefs.PREFS_MEASURES`, queries by id.
+        :data:`rankframe.faces.polars.prefs.PREFS_MEASURES`, queries by id.
     """
     import duckdb
 

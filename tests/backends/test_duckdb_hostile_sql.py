@@ -104,7 +104,7 @@ def test_macro_refuses_invalid_ranks(name: str, con: duckdb.DuckDBPyConnection) 
 @pytest.mark.parametrize("name", RANKED)
 def test_builder_gives_null_for_a_group_with_invalid_ranks(name: str) -> None:
     metric = METRICS[name]
-    from rankframe.faces.polars import expression
+    from rankframe.faces.polars.face import expression
 
     frame = pl.DataFrame({
         "g": ["dup"] * 3 + ["zero"] * 3 + ["half"] * 2 + ["ok"] * 3,

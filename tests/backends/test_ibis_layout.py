@@ -1,5 +1,5 @@
 """The Ibis faces' layout: a package whose family modules mirror the Polars face's
-(``rankframe/metrics/gains.py`` beside ``rankframe/faces/ibis/gains.py``), each module of a
+(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/ibis/gains.py``), each module of a
 readable size, and the public module's names (the PostgreSQL launcher is test tooling now:
 ``tests/support/postgres.py``)."""
 

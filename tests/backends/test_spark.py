@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 import rankframe.spark as rfs
 from rankframe.errors import InputError
 from rankframe.faces import oracle
-from rankframe.faces.polars import builder, expression
+from rankframe.faces.polars.face import builder, expression
 from rankframe.registry import METRICS, Metric
 from tests.support import REPO
 from tests.support.faces import COLUMNS, examples

@@ -1,5 +1,5 @@
 """The Spark face's layout: a package whose family modules mirror the Polars face's
-(``rankframe/metrics/gains.py`` beside ``rankframe/faces/spark/gains.py``), each module of
+(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/spark/gains.py``), each module of
 a readable size, the public module's names unchanged, and every builder's ``Returns``
 section written from the registry. Needs PySpark, not a JVM."""
 

@@ -15,7 +15,7 @@ import rankframe
 from rankframe import faces
 from rankframe.faces import oracle
 from rankframe.faces.base import Face
-from rankframe.faces.polars import builder
+from rankframe.faces.polars.face import builder
 from rankframe.registry import METRICS, Metric
 from tests.support import SQL_DIR
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import rankframe as rf
 from rankframe import faces
 from rankframe.faces.base import Face
-from rankframe.faces.polars import expression
+from rankframe.faces.polars.face import expression
 from rankframe.measures import Measure, parse_all
 from rankframe.registry import METRICS, Metric
 from tests.conftest import skip_unless_runnable

@@ -20,7 +20,7 @@ import rankframe as rf
 from rankframe import validation
 from rankframe.errors import MeasureError
 from rankframe.faces import duckdb as duckdb_face
-from rankframe.faces import polars as polars_face
+from rankframe.faces.polars import face as polars_face
 from rankframe.measures import measure_names, parse
 from rankframe.registry import METRICS, Metric, Param, ParamKind
 from tests.support.faces import COLUMNS

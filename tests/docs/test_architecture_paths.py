@@ -1,7 +1,7 @@
 """Every path ``docs/architecture.md`` names exists in the repository: each entry of its file
 tree (the first fenced block of "## Layers"), each path in backticks (``faces/base.py``,
 ``sql/rf_<name>.sql``'s folder, ``rankframe/reference.py::<name>``'s file) and each relative
-link. Dotted module names (``rankframe.metrics.expr``) are not paths and are not read here.
+link. Dotted module names (``rankframe.faces.polars.expr``) are not paths and are not read here.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_the_tree_is_read_whole() -> None:
     assert {"rankframe/__init__.py", "rankframe/io/lines.py", "rankframe/trec_eval/grammar.py",
             "rankframe/cli/eval_small.py", "rankframe/duckdb.py", "rankframe/ibis.py",
             "sql", "tests", "benchmarks"} <= paths
-    assert "rankframe/metrics/counts.py" in paths
+    assert "rankframe/faces/polars/counts.py" in paths
 
 
 @pytest.mark.parametrize("kind", ["tree", "backticks"])

@@ -115,7 +115,7 @@ def test_document_completes_a_builder_doc_from_its_metric() -> None:
 
 def test_the_api_reference_reads_the_same_parameters_as_help() -> None:
     """griffe reads the sources statically; the extension completes what help() shows."""
-    module = griffe.load("rankframe.metrics.gains", search_paths=[str(REPO)])
+    module = griffe.load("rankframe.faces.polars.gains", search_paths=[str(REPO)])
     ndcg = module["ndcg"]
     params.complete_docstring(ndcg)
     assert isinstance(ndcg, griffe.Function) and ndcg.docstring is not None
@@ -192,10 +192,10 @@ def test_the_builders_list_is_the_registry() -> None:
         builder = getattr(metrics, name)
         assert builder.__module__.rsplit(".", 1)[1] in (metric.family, "correlation", "tied")
     # The static imports (type checkers, griffe) name the same builders in the same modules.
-    tree = ast.parse((REPO / "rankframe" / "metrics" / "__init__.py").read_text("utf-8"))
+    tree = ast.parse((REPO / "rankframe" / "faces" / "polars" / "__init__.py").read_text("utf-8"))
     imported = {alias.name: node.module for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) and node.module
-                and node.module.startswith("rankframe.metrics.") for alias in node.names}
+                and node.module.startswith("rankframe.faces.polars.") for alias in node.names}
     assert imported == {name: getattr(metrics, name).__module__ for name in METRICS}
 
 

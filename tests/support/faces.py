@@ -14,7 +14,7 @@ from hypothesis import settings
 from rankframe import faces
 from rankframe.faces import duckdb as duckdb_face
 from rankframe.faces.base import Face
-from rankframe.faces.polars import expression
+from rankframe.faces.polars.face import expression
 from rankframe.measures import Measure
 from rankframe.registry import METRICS, Metric
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import rankframe as rf
 from rankframe import faces, trec_eval
 from rankframe.cli import main
-from rankframe.metrics.expr import log2_discount
+from rankframe.faces.polars.expr import log2_discount
 from rankframe.registry import METRICS
 from tests.support.faces import examples, per_query, printed
 from tests.support.trec_data import TrecCase, trec_cases

@@ -25,8 +25,8 @@ from rankframe.cli import main
 from rankframe.errors import InputError
 from rankframe.faces import REGISTERED, oracle
 from rankframe.faces.duckdb import evaluate_prefs
+from rankframe.faces.polars.prefs import PREFS_COUNTS, PREFS_MEASURES, prefs_evaluate
 from rankframe.io import read_prefs, read_qrels_prefs, read_run
-from rankframe.metrics.prefs import PREFS_COUNTS, PREFS_MEASURES, prefs_evaluate
 from tests import support
 from tests.support import trec_eval as te_binary
 from tests.support.faces import examples

@@ -11,7 +11,7 @@ import pytest
 
 import rankframe as rf
 from rankframe.errors import MeasureError
-from rankframe.faces.polars import expression
+from rankframe.faces.polars.face import expression
 from rankframe.measures import canonical, expand, parse, trec_eval_name
 from rankframe.registry import METRICS
 from rankframe.trec_eval import (

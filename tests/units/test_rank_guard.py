@@ -1,4 +1,4 @@
-"""The builders' rank guard (``rankframe.metrics.expr.valid_ranks``) on float rank columns:
+"""The builders' rank guard (``rankframe.faces.polars.expr.valid_ranks``) on float rank columns:
 a rank that is not a whole number, NaN or infinite makes the group NULL, as a rank below 1
 or a repeated one does; whole float ranks are valid."""
 

@@ -1,5 +1,5 @@
 """Rank correlation and overlap as Ibis expressions (the Ibis twin of
-:mod:`rankframe.metrics.correlation`). Kendall's statistics count pairs of rows: the kept
+:mod:`rankframe.faces.polars.correlation`). Kendall's statistics count pairs of rows: the kept
 rows of each query are joined to themselves (each unordered pair once) and the pair counts
 joined back to the aggregates. RBO sums over every depth 1..l of a ranking: a generated
 series per query (an unnested integer range) joined to the overlap counts and summed with a

@@ -1,5 +1,5 @@
 """Set-based counts as Ibis expressions: precision, recall, F, hit rate and the ``num_*``
-counts (the Ibis twin of :mod:`rankframe.metrics.counts`). Each builder adds its
+counts (the Ibis twin of :mod:`rankframe.faces.polars.counts`). Each builder adds its
 aggregates to the plan and returns the final expression over them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Graded metrics as Ibis expressions: CG, DCG, the ideal DCG, nDCG and nDCG_p (the Ibis
-twin of :mod:`rankframe.metrics.gains`); the ideal positions are row numbers of the rows
+twin of :mod:`rankframe.faces.polars.gains`); the ideal positions are row numbers of the rows
 sorted by gain."""
 
 from __future__ import annotations

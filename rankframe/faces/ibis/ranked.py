@@ -1,6 +1,6 @@
 """Rank-sensitive binary metrics as Ibis expressions: reciprocal rank, average precision,
 R-precision, bpref, infAP, yaAP and interpolated precision (the Ibis twin of
-:mod:`rankframe.metrics.ranked`), from running counts in rank order."""
+:mod:`rankframe.faces.polars.ranked`), from running counts in rank order."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Tie-aware metrics as Ibis expressions over the columns ``rel``, ``tie_first`` and
-``tie_size`` (the Ibis twin of :mod:`rankframe.metrics.tied`): each row gets a distinct
+``tie_size`` (the Ibis twin of :mod:`rankframe.faces.polars.tied`): each row gets a distinct
 offset j in its tie group, so the group's positions are f + j - 1. The running product of
 the reciprocal rank's chances is a running sum of logarithms (every factor is > 0)."""
 

@@ -1,6 +1,6 @@
 """trec_eval's contingency and gain measures as Ibis expressions: relative precision, set
 MAP, utility, the judged non-relevant count, unjudged and binG (the Ibis twin of
-:mod:`rankframe.metrics.trec`)."""
+:mod:`rankframe.faces.polars.trec`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """User models as Ibis expressions: RBP and its residual, ERR and the judged share (the
-Ibis twin of :mod:`rankframe.metrics.user`). ERR's running product is a running sum of
+Ibis twin of :mod:`rankframe.faces.polars.user`). ERR's running product is a running sum of
 logarithms."""
 
 from __future__ import annotations

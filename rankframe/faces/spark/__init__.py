@@ -17,7 +17,7 @@ over such an array in rank order, as trec_eval adds (docs/semantics.md#exactness
 rank correlations collect the group's (x, y) pairs and compare every pair (O(n^2),
 values in their own type); RBO folds once over the depths 1..l; the tie-aware metrics
 (columns ``rel``, ``tie_first``, ``tie_size``) evaluate the closed forms of
-:mod:`rankframe.metrics.tied`. Every score is ``DoubleType``; the ``num_*`` counts are
+:mod:`rankframe.faces.polars.tied`. Every score is ``DoubleType``; the ``num_*`` counts are
 ``LongType``.
 
 Conventions of the judged long table (docs/semantics.md#the-judged-long-table): ``rank``

@@ -12,7 +12,7 @@ from typing import Any, ParamSpec, TypeAlias
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from rankframe.metrics.expr import Gain, label
+from rankframe.faces.polars.expr import Gain, label
 from rankframe.registry import Metric, validated
 
 P = ParamSpec("P")

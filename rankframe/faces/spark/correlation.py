@@ -1,6 +1,6 @@
 """Rank correlation and overlap as Spark aggregates: Kendall's tau and distance, Spearman's
 rho (over the (x, y) pairs of a query, every pair compared: O(n^2)) and RBO (one fold over
-the depths 1..l); the Spark twin of :mod:`rankframe.metrics.correlation`."""
+the depths 1..l); the Spark twin of :mod:`rankframe.faces.polars.correlation`."""
 
 from __future__ import annotations
 

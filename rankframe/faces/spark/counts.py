@@ -1,11 +1,13 @@
 """Set-based counts as Spark aggregates: precision, recall, F, hit rate and the ``num_*``
-counts (the Spark twin of :mod:`rankframe.metrics.counts`)."""
+counts (the Spark twin of :mod:`rankframe.faces.polars.counts`)."""
 
 from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.counts import PrecisionDivisor
+from rankframe.faces.polars.expr import label
 from rankframe.faces.spark.columns import (
     IntoColumn,
     builder,
@@ -16,8 +18,6 @@ from rankframe.faces.spark.columns import (
     relevant_hits,
     retrieved,
 )
-from rankframe.metrics.counts import PrecisionDivisor
-from rankframe.metrics.expr import label
 from rankframe.registry import METRICS
 
 

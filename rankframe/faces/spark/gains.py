@@ -1,5 +1,5 @@
 """Graded metrics as Spark aggregates: CG, DCG, the ideal DCG, nDCG and trec_eval's nDCG
-variants (the Spark twin of :mod:`rankframe.metrics.gains`). Gains are collected with their
+variants (the Spark twin of :mod:`rankframe.faces.polars.gains`). Gains are collected with their
 ranks and added in rank order, as trec_eval adds (docs/semantics.md#exactness)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Any
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.expr import Gain, label
+from rankframe.faces.polars.gains import Ideal
 from rankframe.faces.spark import columns as cols
 from rankframe.faces.spark.columns import IntoColumn
-from rankframe.metrics.expr import Gain, label
-from rankframe.metrics.gains import Ideal
 from rankframe.registry import METRICS
 
 

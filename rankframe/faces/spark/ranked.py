@@ -1,6 +1,6 @@
 """Rank-sensitive binary metrics as Spark aggregates: reciprocal rank, average precision,
 R-precision, bpref, infAP, yaAP, relstring and interpolated precision (the Spark twin of
-:mod:`rankframe.metrics.ranked`). Most collect the ranks of the relevant retrieved rows as
+:mod:`rankframe.faces.polars.ranked`). Most collect the ranks of the relevant retrieved rows as
 one sorted array per query and fold over it in rank order."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.expr import label
+from rankframe.faces.polars.ranked import APDivisor, RecallRounding
 from rankframe.faces.spark.columns import (
     IntoColumn,
     builder,
@@ -19,8 +21,6 @@ from rankframe.faces.spark.columns import (
     retrieved,
     sum_array,
 )
-from rankframe.metrics.expr import label
-from rankframe.metrics.ranked import APDivisor, RecallRounding
 from rankframe.registry import METRICS
 
 

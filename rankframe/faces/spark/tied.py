@@ -1,5 +1,5 @@
 """Tie-aware metrics as Spark aggregates over the columns ``rel``, ``tie_first`` and
-``tie_size``: the closed forms of :mod:`rankframe.metrics.tied` (McSherry & Najork 2008),
+``tie_size``: the closed forms of :mod:`rankframe.faces.polars.tied` (McSherry & Najork 2008),
 docs/semantics.md#tie-aware-metrics."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from collections.abc import Callable
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.counts import PrecisionDivisor
+from rankframe.faces.polars.expr import Gain, label
+from rankframe.faces.polars.gains import Ideal
+from rankframe.faces.polars.tied import TiedAPDivisor
 from rankframe.faces.spark import columns as cols
 from rankframe.faces.spark.columns import IntoColumn
 from rankframe.faces.spark.counts import precision_from_hits
 from rankframe.faces.spark.gains import ideal_dcg
-from rankframe.metrics.counts import PrecisionDivisor
-from rankframe.metrics.expr import Gain, label
-from rankframe.metrics.gains import Ideal
-from rankframe.metrics.tied import TiedAPDivisor
 from rankframe.registry import METRICS
 
 

@@ -1,6 +1,6 @@
 """trec_eval's contingency and gain measures as Spark aggregates: relative precision, set
 MAP, utility, the judged non-relevant count, unjudged, binG and G (the Spark twin of
-:mod:`rankframe.metrics.trec`)."""
+:mod:`rankframe.faces.polars.trec`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Literal
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.expr import label
 from rankframe.faces.spark.columns import (
     IntoColumn,
     builder,
@@ -24,7 +25,6 @@ from rankframe.faces.spark.columns import (
     retrieved,
     sum_array,
 )
-from rankframe.metrics.expr import label
 from rankframe.registry import METRICS
 
 

@@ -1,5 +1,5 @@
 """User models as Spark aggregates: RBP and its residual, ERR and the judged share (the
-Spark twin of :mod:`rankframe.metrics.user`). RBP's weight is a running product, as
+Spark twin of :mod:`rankframe.faces.polars.user`). RBP's weight is a running product, as
 trec_eval computes it."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from rankframe.faces.polars.expr import label
 from rankframe.faces.spark.columns import (
     IntoColumn,
     builder,
@@ -17,7 +18,6 @@ from rankframe.faces.spark.columns import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.expr import label
 from rankframe.persistence import floor_steps
 from rankframe.registry import METRICS
 

@@ -15,7 +15,7 @@ import operator
 
 import polars as pl
 
-from rankframe.metrics.expr import (
+from rankframe.faces.polars.expr import (
     IntoExpr,
     col,
     count,

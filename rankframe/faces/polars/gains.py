@@ -12,7 +12,7 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.expr import (
+from rankframe.faces.polars.expr import (
     FIRST_DISCOUNTS_BOUND,
     Gain,
     GainPairs,
@@ -32,7 +32,7 @@ from rankframe.metrics.expr import (
     running_total,
     sequential_sum,
 )
-from rankframe.metrics.ordered import GainSum, gain_sum_kernel
+from rankframe.faces.polars.ordered import GainSum, gain_sum_kernel
 from rankframe.registry import METRICS, validated
 
 Ideal = Literal["all", "retrieved"]

@@ -1,6 +1,6 @@
-"""The Polars face: every metric as a ``pl.Expr`` (the builders of :mod:`rankframe.metrics`,
-``rankframe.<name>``), evaluated lazily (a LazyFrame on the streaming engine); ``judge`` is
-:func:`rankframe.table.judge.judge`."""
+"""The Polars face: every metric as a ``pl.Expr`` (the builders of
+:mod:`rankframe.faces.polars`, ``rankframe.<name>``), evaluated lazily (a LazyFrame on the
+streaming engine); ``judge`` is :func:`rankframe.table.judge.judge`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from rankframe import metrics
+from rankframe.faces import polars as metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative
+from rankframe.faces.polars.expr import unguarded
 from rankframe.measures import Measure
-from rankframe.metrics.expr import unguarded
 from rankframe.registry import Metric
 from rankframe.table.judge import judge
 

@@ -19,8 +19,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.counts import PrecisionDivisor, precision_from_hits
-from rankframe.metrics.expr import (
+from rankframe.faces.polars.counts import PrecisionDivisor, precision_from_hits
+from rankframe.faces.polars.expr import (
     Gain,
     IntoExpr,
     col,
@@ -32,7 +32,7 @@ from rankframe.metrics.expr import (
     relevant,
     retrieved,
 )
-from rankframe.metrics.gains import Ideal, ideal_dcg
+from rankframe.faces.polars.gains import Ideal, ideal_dcg
 from rankframe.registry import METRICS, validated
 
 TiedAPDivisor = Literal["relevant", "min"]

@@ -26,7 +26,7 @@ import math
 
 import polars as pl
 
-from rankframe.metrics.expr import IntoExpr, col, geometric_weight
+from rankframe.faces.polars.expr import IntoExpr, col, geometric_weight
 from rankframe.registry import METRICS, validated
 
 

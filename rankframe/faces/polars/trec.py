@@ -13,8 +13,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics import expr
-from rankframe.metrics.expr import GainPairs, IntoExpr, col, label, rank_guarded
+from rankframe.faces.polars import expr
+from rankframe.faces.polars.expr import GainPairs, IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
 
 

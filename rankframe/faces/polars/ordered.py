@@ -21,7 +21,7 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
-from rankframe.metrics.expr import log2_of_whole, plus_zero
+from rankframe.faces.polars.expr import log2_of_whole, plus_zero
 
 Gain: TypeAlias = Literal["linear", "exponential"]
 GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
@@ -82,8 +82,8 @@ def _positions(query: pl.Series, queries: int) -> pl.Series:
 
 
 def gains_of(rel: pl.Series, kind: Gain, mapped: GainPairs) -> pl.Series:
-    """The gain of each grade (:func:`rankframe.metrics.expr.gain`), of a flat Series."""
-    from rankframe.metrics.expr import gain
+    """The gain of each grade (:func:`rankframe.faces.polars.expr.gain`), of a flat Series."""
+    from rankframe.faces.polars.expr import gain
 
     return pl.select(gain(pl.lit(rel), kind, mapped)).to_series()
 

@@ -10,8 +10,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics import expr
-from rankframe.metrics.expr import IntoExpr, col, label, rank_guarded
+from rankframe.faces.polars import expr
+from rankframe.faces.polars.expr import IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
 
 PrecisionDivisor = Literal["k", "min"]

@@ -11,7 +11,7 @@ from typing import Literal
 
 import polars as pl
 
-from rankframe.metrics.expr import (
+from rankframe.faces.polars.expr import (
     IntoExpr,
     col,
     count,
@@ -28,7 +28,7 @@ from rankframe.metrics.expr import (
     sequential_sum,
     share,
 )
-from rankframe.metrics.ordered import precision_sums
+from rankframe.faces.polars.ordered import precision_sums
 from rankframe.registry import METRICS, validated
 
 APDivisor = Literal["relevant", "min", "found"]
@@ -80,7 +80,7 @@ def average_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: Into
     rel_e, rank_e = col(rel), col(rank)
     hit = relevant(rel_e, threshold) & retrieved(rank_e, k)
     # j / r_j added in rank order, as trec_eval's loop (docs/semantics.md#exactness): the
-    # relevant ranks of every query sorted and summed at once (rankframe.metrics.ordered).
+    # relevant ranks of every query sorted and summed at once (rankframe.faces.polars.ordered).
     ranks = rank_e.filter(hit).implode()
     total = ranks.map_batches(precision_sums, return_dtype=pl.Float64, is_elementwise=True)
     found = count(hit) if divisor == "found" else None
