@@ -102,6 +102,8 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
     def run(batch: pl.Series) -> pl.Series:
         queries = len(batch)
         rows = _entries(batch.struct.unnest()).drop_nulls("rel")
+        if rows.schema["rank"] == pl.Null:  # an all-NULL rank column: nothing retrieved
+            rows = rows.with_columns(pl.col("rank").cast(pl.Int64))
         rows = rows.with_columns(g=gains_of(rows["rel"], kind, mapped))
         out: dict[str, pl.Series] = {}
         retrieved = pl.col("rank").is_not_null()
