@@ -121,9 +121,9 @@ LOG2_TABLE_BOUND = 1 << 22
 _log2_table = pl.Series("log2", [0.0], dtype=pl.Float64)
 
 
-def _log2_table_through(top: float) -> pl.Series:
-    """The table of log2(i), i = 0 (a placeholder 0.0), 1, 2, ..., at least through ``top``
-    (at most LOG2_TABLE_BOUND), grown on demand and shared by every call."""
+def log2_table_through(top: float) -> pl.Series:
+    """The table of log2(i) by C's ``log2``, i = 0 (a placeholder 0.0), 1, 2, ..., at least
+    through ``top`` (at most LOG2_TABLE_BOUND), grown on demand and shared by every call."""
     global _log2_table
     table = _log2_table  # this call's table: another thread may replace the global one
     if top >= len(table):
@@ -141,7 +141,7 @@ def log2_of_whole(values: pl.Series) -> pl.Series:
     if values.dtype.is_integer() and values.len() and not values.has_nulls():
         low, top = values.min(), values.max()
         if isinstance(low, int) and isinstance(top, int) and low >= 1 and top <= LOG2_TABLE_BOUND:
-            return _log2_table_through(top).gather(values).alias(values.name)
+            return log2_table_through(top).gather(values).alias(values.name)
     return log2_values(values)
 
 
@@ -153,7 +153,7 @@ def log2_values(values: pl.Series) -> pl.Series:
     whole = (x >= 1) & (x <= LOG2_TABLE_BOUND) & (x.floor() == x)
     whole = whole.fill_null(False)
     top = x.filter(whole).max()
-    table = _log2_table_through(top if isinstance(top, float) else 0.0)
+    table = log2_table_through(top if isinstance(top, float) else 0.0)
     index = pl.select(pl.when(whole).then(x.cast(pl.Int64, strict=False)).otherwise(0))
     out = table.gather(index.to_series())
     others = ~whole & x.is_not_null()
@@ -168,7 +168,7 @@ def exact_log2(values: pl.Expr) -> pl.Expr:
     """log2(x) as C's ``log2`` rounds it (trec_eval, DuckDB, the oracle's ``math.log2``):
     Polars' own ``log(2)`` divides two natural logarithms, which differs from it in the
     last bit for many integers (docs/semantics.md#exactness)."""
-    return values.map_batches(log2_values, return_dtype=pl.Float64, is_elementwise=True)
+    return values.map_batches(log2_of_whole, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def log2_discount(positions: pl.Expr) -> pl.Expr:
@@ -206,12 +206,15 @@ def sequential_sum(values: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
     return total.map_batches(plus_zero, return_dtype=pl.Float64, is_elementwise=True)
 
 
+def plus_zero_expr(totals: pl.Expr) -> pl.Expr:
+    """:func:`plus_zero` as an expression."""
+    return pl.when(totals == 0.0).then(pl.lit(0.0, dtype=pl.Float64)).otherwise(totals)
+
+
 def plus_zero(totals: pl.Series) -> pl.Series:
     """x + 0.0 of each value as IEEE 754 adds it: -0.0 becomes 0.0, any other value stays
     (Polars' ``x + 0.0`` may keep -0.0: it reads the literals 0.0 and -0.0 as one)."""
-    out = pl.select(pl.when(totals == 0.0).then(pl.lit(0.0, dtype=pl.Float64))
-                    .otherwise(totals))
-    return out.to_series().alias(totals.name)
+    return pl.select(plus_zero_expr(pl.lit(totals))).to_series().alias(totals.name)
 
 
 def running_total(values: pl.Expr) -> pl.Expr:

@@ -10,18 +10,25 @@ are) and hands the lists of *all* queries at once to a kernel here (``map_batche
 by element across queries). The kernel lays the entries out flat, sorts them in one
 vectorised sort by (query, key), computes the terms, gathers them back into one list per
 query (a group-by on the sorted query index) and adds each list first to last with Polars'
-``list.sum`` (a left fold from 0.0, as trec_eval adds). No Python runs per query or per
-row; the sort is what a hand-written query sorts.
+``list.sum`` (a left fold from 0.0, as trec_eval adds), all in one lazy plan collected
+once, so that a kernel's fixed cost does not grow with its steps. No Python runs per query
+or per row; the sort is what a hand-written query sorts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 import polars as pl
 
-from rankframe.faces.polars.expr import log2_of_whole, plus_zero
+from rankframe.faces.polars.expr import (
+    LOG2_TABLE_BOUND,
+    exact_log2,
+    gain,
+    log2_table_through,
+    plus_zero_expr,
+)
 
 Gain: TypeAlias = Literal["linear", "exponential"]
 GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None"
@@ -29,63 +36,59 @@ GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None
 GainSum = Literal["cg", "dcg", "idcg", "ndcg"]
 F64 = pl.Float64
 
-
-def _entries(lists: pl.DataFrame) -> pl.DataFrame:
-    """The entries of equal-length list columns (one row per query) laid out flat, with
-    ``q``, the index of their query."""
-    return lists.with_row_index("q").explode(lists.columns)
+#: The kernels' plans run on the in-memory engine: their tables are small, already in memory.
+MEMORY: Final = "in-memory"
+_LOW = 2**32
 
 
-def _starts(query: pl.Series, queries: int) -> pl.Series:
-    """Where queries 0, 1, ..., ``queries`` start in ``query`` (sorted): query i's entries
-    are [starts[i], starts[i + 1])."""
-    bounds = pl.int_range(0, queries + 1, eager=True, dtype=pl.get_index_type())
-    found = query.cast(pl.get_index_type()).search_sorted(bounds)
-    assert isinstance(found, pl.Series)
-    return found
+def _best_first(pool: pl.DataFrame) -> pl.LazyFrame:
+    """Columns ``q`` and ``g`` of ``pool``, sorted by ``q``, then by ``g`` descending. Gains
+    that are whole numbers below 2^32 (integer grades, linear or exponential) sort as one
+    64-bit key, q * 2^32 + (2^32 - 1 - g), decoded after the sort: a sort of one integer
+    column, which costs a fraction of a sort of a frame by two columns."""
+    gains = pool.get_column("g")
+    top = gains.max()
+    if pool.height and isinstance(top, float) and top < _LOW and (gains.floor() == gains).all():
+        key = pool.get_column("q").cast(pl.UInt64) * _LOW + (_LOW - 1 - gains.cast(pl.UInt64))
+        return pl.LazyFrame({"key": key.sort()}).select(
+            q=(pl.col("key") // _LOW).cast(pl.get_index_type()),
+            g=(_LOW - 1 - pl.col("key") % _LOW).cast(F64))
+    return pool.lazy().select("q", "g").sort(["q", "g"], descending=[False, True])
 
 
-def _sums(queries: int, query: pl.Series, terms: pl.Series) -> pl.Series:
-    """For each of ``queries`` queries, its ``terms`` (flat, grouped by ``query``, which
-    is sorted) added first to last from 0.0; 0.0 for a query without terms."""
-    flat = pl.DataFrame({"q": query.cast(pl.get_index_type()).set_sorted(),
-                         "t": terms.cast(F64)})
-    grouped = flat.group_by("q", maintain_order=True).agg("t")
-    sums = plus_zero(grouped["t"].list.sum())
-    return pl.zeros(queries, F64, eager=True).scatter(grouped["q"], sums)
+def _position() -> pl.Expr:
+    """1, 2, ... for the rows of each query ``q``, in a frame sorted by ``q``."""
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    first = pl.when(pl.col("q").ne_missing(pl.col("q").shift(1))).then(row).forward_fill()
+    return row - first + 1
 
 
-def _by_query(rows: pl.DataFrame, column: str, descending: bool = False) -> pl.DataFrame:
-    """``rows`` sorted by query ``q``, then by ``column`` (no NULLs). When the column holds
-    whole numbers in [0, 2^32) (ranks, integer grades), one sort on a single 64-bit key,
-    q * 2^32 + value (or 2^32 - 1 - value, descending), several times cheaper than a sort
-    on two columns; else the sort on both."""
-    values = rows[column]
-    if rows.height == 0:
-        return rows
-    low, high = values.min(), values.max()
-    whole = values.dtype.is_integer() or not (values.is_nan() | (values.floor() != values)).any()
-    if whole and isinstance(low, int | float) and isinstance(high, int | float) \
-            and low >= 0 and high < 2**32:
-        within = values.cast(pl.UInt64)
-        if descending:
-            within = (2**32 - 1) - within
-        key = rows["q"].cast(pl.UInt64) * 2**32 + within
-        return rows if key.is_sorted() else rows[key.arg_sort()]
-    return rows.sort("q", column, descending=[False, descending])
+def _summed(rows: pl.LazyFrame, term: pl.Expr, name: str) -> pl.LazyFrame:
+    """Per query ``q`` of ``rows`` (sorted by ``q``, then in the order of addition), its
+    ``term`` values added first to last from 0.0 (``list.sum``, as trec_eval's loop adds)."""
+    return (rows.select("q", t=term.cast(F64))
+            .group_by("q", maintain_order=True).agg("t")
+            .select("q", plus_zero_expr(pl.col("t").list.sum()).alias(name)))
 
 
-def _positions(query: pl.Series, queries: int) -> pl.Series:
-    """1, 2, ... for the entries of each query, in a flat layout sorted by ``query``."""
-    starts = _starts(query, queries).cast(pl.Int64)
-    return pl.int_range(1, len(query) + 1, eager=True) - starts.gather(query)
+def _log2_of_next(values: pl.Expr, top: object) -> pl.Expr:
+    """log2(v + 1) by C's ``log2`` for the whole numbers ``values`` (ranks, positions; at
+    most ``top``): a gather from the shared table, or :func:`exact_log2` past it."""
+    if isinstance(top, int) and top < LOG2_TABLE_BOUND:
+        return pl.lit(log2_table_through(top + 1)).gather(values + 1)
+    return exact_log2(values + 1)
 
 
-def gains_of(rel: pl.Series, kind: Gain, mapped: GainPairs) -> pl.Series:
-    """The gain of each grade (:func:`rankframe.faces.polars.expr.gain`), of a flat Series."""
-    from rankframe.faces.polars.expr import gain
+def _per_query(queries: int, sums: Sequence[pl.LazyFrame], value: pl.Expr, name: str
+               ) -> pl.Series:
+    """``value`` for queries 0, 1, ..., ``queries`` - 1, from the per-query ``sums`` (a
+    query without terms has NULL there), the one collect of a kernel's plan."""
+    out = pl.LazyFrame({"q": pl.int_range(queries, eager=True, dtype=pl.get_index_type())})
+    for summed in sums:
+        out = out.join(summed, on="q", how="left", maintain_order="left")
+    return out.select(value.alias(name)).collect(engine=MEMORY).to_series()
 
-    return pl.select(gain(pl.lit(rel), kind, mapped)).to_series()
+
 
 
 def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retrieved"],
@@ -100,39 +103,40 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
     (docs/semantics.md#ndcg)."""
 
     def run(batch: pl.Series) -> pl.Series:
-        queries = len(batch)
-        rows = _entries(batch.struct.unnest()).drop_nulls("rel")
-        if rows.schema["rank"] == pl.Null:  # an all-NULL rank column: nothing retrieved
-            rows = rows.with_columns(pl.col("rank").cast(pl.Int64))
-        rows = rows.with_columns(g=gains_of(rows["rel"], kind, mapped))
-        out: dict[str, pl.Series] = {}
-        retrieved = pl.col("rank").is_not_null()
-        if k is not None:
-            retrieved = retrieved & (pl.col("rank") <= k)
+        # One lazy plan over every query's entries, collected once: the kernel's fixed cost
+        # is that of one query, whatever the number of steps.
+        lists = batch.struct.unnest()
+        flat = lists.lazy().with_row_index("q").explode("rank", "rel").drop_nulls("rel")
+        if lists.schema["rank"] == pl.List(pl.Null):  # an all-NULL rank: nothing retrieved
+            flat = flat.with_columns(pl.col("rank").cast(pl.Int64))
+        entries = flat.with_columns(g=gain(pl.col("rel"), kind, mapped)).collect(engine=MEMORY)
+        rows = entries.lazy()
+        g, rank = pl.col("g"), pl.col("rank")
+        retrieved = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
+        sums: list[pl.LazyFrame] = []
         if what == "cg":
-            counted = _by_query(rows.filter(retrieved & (pl.col("g") > 0)), "rank")
-            out["cg"] = _sums(queries, counted["q"], counted["g"])
+            counted = rows.filter(retrieved & (g > 0)).sort("q", "rank")
+            sums.append(_summed(counted, g, "cg"))
         if what in ("dcg", "ndcg"):
-            counted = _by_query(rows.filter(retrieved & (pl.col("g") != 0)), "rank")
-            discount = log2_of_whole(counted["rank"] + 1)
-            out["dcg"] = _sums(queries, counted["q"], counted["g"] / discount)
+            counted = rows.filter(retrieved & (g != 0)).sort("q", "rank")
+            top = entries.get_column("rank").max() if entries.schema["rank"].is_integer() else None
+            sums.append(_summed(counted, g / _log2_of_next(rank, top), "dcg"))
         if what in ("idcg", "ndcg"):
-            pool = rows.filter(pl.col("g") > 0)
+            pool = entries.filter(g > 0)
             if ideal == "retrieved":
-                pool = pool.filter(pl.col("rank").is_not_null())
-            pool = _by_query(pool, "g", descending=True)
-            position = _positions(pool["q"], queries)
-            best = pool.with_columns(i=position)
+                pool = pool.filter(rank.is_not_null())
+            best = _best_first(pool).with_columns(i=_position())
             if k is not None:
                 best = best.filter(pl.col("i") <= k)
-            discount = log2_of_whole(best["i"] + 1)
-            out["idcg"] = _sums(queries, best["q"], best["g"] / discount)
+            most = lists.get_column("rel").list.len().max()
+            top = min(most, k) if isinstance(most, int) and k is not None else most
+            sums.append(_summed(best, g / _log2_of_next(pl.col("i"), top), "idcg"))
         if what == "ndcg":
-            dcg, idcg = out["dcg"], out["idcg"]
-            value = pl.select(pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)).to_series()
+            dcg, idcg = pl.col("dcg").fill_null(0.0), pl.col("idcg").fill_null(0.0)
+            value = pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)
         else:
-            value = out[what]
-        return value.alias(batch.name)
+            value = pl.col(what).fill_null(0.0)
+        return _per_query(len(batch), sums, value, batch.name)
 
     return run
 
@@ -140,7 +144,7 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
 def precision_sums(batch: pl.Series) -> pl.Series:
     """AP's sum, per query, over a Series of lists of the ranks of its relevant retrieved
     rows: j / r_j for the j-th smallest rank r_j, added in rank order."""
-    queries = len(batch)
-    ranks = _by_query(_entries(batch.to_frame("rank")).drop_nulls("rank"), "rank")
-    j = _positions(ranks["q"], queries)
-    return _sums(queries, ranks["q"], j.cast(F64) / ranks["rank"].cast(F64)).alias(batch.name)
+    ranks = (batch.to_frame("rank").lazy().with_row_index("q").explode("rank")
+             .drop_nulls("rank").sort("q", "rank").with_columns(j=_position()))
+    summed = _summed(ranks, pl.col("j").cast(F64) / pl.col("rank").cast(F64), "sum")
+    return _per_query(len(batch), [summed], pl.col("sum").fill_null(0.0), batch.name)
