@@ -71,10 +71,11 @@ def _summed(rows: pl.LazyFrame, term: pl.Expr, name: str) -> pl.LazyFrame:
             .select("q", plus_zero_expr(pl.col("t").list.sum()).alias(name)))
 
 
-def _log2_of_next(values: pl.Expr, top: object) -> pl.Expr:
-    """log2(v + 1) by C's ``log2`` for the whole numbers ``values`` (ranks, positions; at
-    most ``top``): a gather from the shared table, or :func:`exact_log2` past it."""
-    if isinstance(top, int) and top < LOG2_TABLE_BOUND:
+def _log2_of_next(values: pl.Expr, low: object, top: object) -> pl.Expr:
+    """log2(v + 1) by C's ``log2`` for ``values`` (ranks, positions): a gather from the
+    shared table when they are integers in [``low``, ``top``] within it, else
+    :func:`exact_log2` (a rank of an invalid group, which its guard makes NULL, included)."""
+    if isinstance(low, int) and isinstance(top, int) and low >= 0 and top < LOG2_TABLE_BOUND:
         return pl.lit(log2_table_through(top + 1)).gather(values + 1)
     return exact_log2(values + 1)
 
@@ -87,8 +88,6 @@ def _per_query(queries: int, sums: Sequence[pl.LazyFrame], value: pl.Expr, name:
     for summed in sums:
         out = out.join(summed, on="q", how="left", maintain_order="left")
     return out.select(value.alias(name)).collect(engine=MEMORY).to_series()
-
-
 
 
 def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retrieved"],
@@ -119,8 +118,9 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
             sums.append(_summed(counted, g, "cg"))
         if what in ("dcg", "ndcg"):
             counted = rows.filter(retrieved & (g != 0)).sort("q", "rank")
-            top = entries.get_column("rank").max() if entries.schema["rank"].is_integer() else None
-            sums.append(_summed(counted, g / _log2_of_next(rank, top), "dcg"))
+            ranks = entries.get_column("rank")
+            low, top = (ranks.min(), ranks.max()) if ranks.dtype.is_integer() else (None, None)
+            sums.append(_summed(counted, g / _log2_of_next(rank, low, top), "dcg"))
         if what in ("idcg", "ndcg"):
             pool = entries.filter(g > 0)
             if ideal == "retrieved":
@@ -130,7 +130,7 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
                 best = best.filter(pl.col("i") <= k)
             most = lists.get_column("rel").list.len().max()
             top = min(most, k) if isinstance(most, int) and k is not None else most
-            sums.append(_summed(best, g / _log2_of_next(pl.col("i"), top), "idcg"))
+            sums.append(_summed(best, g / _log2_of_next(pl.col("i"), 1, top), "idcg"))
         if what == "ndcg":
             dcg, idcg = pl.col("dcg").fill_null(0.0), pl.col("idcg").fill_null(0.0)
             value = pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)
