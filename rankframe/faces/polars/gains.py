@@ -238,7 +238,8 @@ def ndcg_rel(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank",
     g_ret = g.filter(retrieved(rank_e)).sort_by(order)
     running = (g_ret / log2_discount(order.sort())).cum_sum()
     hit = g_ret > 0
-    at = order.sort().filter(hit).clip(upper_bound=big_r) - 1
+    # Raised to 1: a rank below 1 (a group its guard makes NULL) must not index out of range.
+    at = order.sort().filter(hit).clip(lower_bound=1, upper_bound=big_r) - 1
     terms = running.filter(hit) / ideal_at.gather(at.cast(pl.Int64))
     whole = running.last().fill_null(0.0)
     total = running_total(terms) + (big_r - count(hit)).cast(pl.Float64) * whole / ideal_at.last()
