@@ -22,7 +22,7 @@ from rankframe.faces.polars.expr import divide, sequential_sum
 from rankframe.frames import Eager, eager, graded_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.blocks import first_of_query
-from rankframe.table.checks import check_frame, check_judged
+from rankframe.table.checks import Checked, check_frame, check_judged
 from rankframe.table.inputs import schema_of
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
 from rankframe.validation import MAX_GRADE
@@ -128,16 +128,17 @@ def evaluate(
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
-    grouped, new_key = False, None
+    checked = Checked(grouped=False, new_key=None)
     with preparing(face, parsed, con):
         if isinstance(judged, pl.DataFrame):
-            grouped, new_key = check_frame(judged, keys, rel, rank, max_grade)
+            checked = check_frame(judged, keys, rel, rank, max_grade)
             judged = judged[needed]  # no copy (select would plan a query)
         else:
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
+        grouped = checked.grouped
         if _positive_rows_suffice(parsed):
-            kept = _kept_besides_positive(judged, keys, grouped, new_key)
+            kept = _kept_besides_positive(judged, keys, checked)
             judged = positive_rows(judged, keys, rel, kept)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
@@ -158,16 +159,19 @@ _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": 
 _ROWS_PER_RUN = 8
 
 
-def _kept_besides_positive(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], grouped: bool,
-                           new_key: pl.Series | None) -> pl.Series | pl.Expr | None:
+def _kept_besides_positive(judged: pl.DataFrame | pl.LazyFrame, keys: list[str],
+                           checked: Checked) -> pl.Series | pl.Expr | None:
     """The rows :func:`positive_rows` keeps besides those with a grade > 0, so that every
     query keeps a row: the first of each run of equal keys when the table is grouped by
     query or the runs are few (``new_key`` marks them; None on a LazyFrame: found there),
-    else the first row of each query (:func:`first_of_query`, which hashes the key)."""
-    if isinstance(judged, pl.LazyFrame) or grouped:
+    else one row of each query (the check found them, or :func:`first_of_query`)."""
+    new_key = checked.new_key
+    if isinstance(judged, pl.LazyFrame) or checked.grouped:
         return new_key
     if new_key is not None and new_key.sum() * _ROWS_PER_RUN <= new_key.len():
         return new_key
+    if checked.one_per_query is not None:
+        return checked.one_per_query
     return first_of_query(keys)
 
 
