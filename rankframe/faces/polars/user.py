@@ -151,7 +151,10 @@ def rbp_residual(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0
     deeper = deepest - near - known.filter(known > limit).len().cast(pl.Int64)
     lump = (deeper.cast(pl.Float64) * floor_weight(p)).filter(deeper > 0)
     total = sequential_sum(running_weight(p, unknown).append(lump))
-    return (running_weight(p, deepest + 1) + (1.0 - p) * total).alias(label("rbp_residual", None))
+    # p^d from the running product: it reaches its floor by position K + 1 (near + 1 then),
+    # and d + 1 itself would overflow at the largest Int64.
+    below = running_weight(p, near + 1)
+    return (below + (1.0 - p) * total).alias(label("rbp_residual", None))
 
 
 @validated(METRICS["err"])
