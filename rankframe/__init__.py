@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rankframe.evaluate import evaluate_run as evaluate_run
     from rankframe.evaluate import summarize as summarize
     from rankframe.faces.polars import *  # noqa: F403  (the metric builders are the public API)
+    from rankframe.faces.polars.many import evaluate_expr as evaluate_expr
     from rankframe.groups import average_groups as average_groups
     from rankframe.groups import evaluate_groups as evaluate_groups
     from rankframe.groups import judge_groups as judge_groups
@@ -52,6 +53,7 @@ _LAZY: dict[str, str] = {
     "evaluate": "rankframe.evaluate",
     "evaluate_run": "rankframe.evaluate",
     "summarize": "rankframe.evaluate",
+    "evaluate_expr": "rankframe.faces.polars.many",
     "average_groups": "rankframe.groups",
     "evaluate_groups": "rankframe.groups",
     "judge_groups": "rankframe.groups",
