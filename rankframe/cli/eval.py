@@ -266,7 +266,8 @@ def run(args: argparse.Namespace) -> int:
                              "or redirect stdout")
     eval_output.check_not_input(args.output, [
         ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
-        *([("z-score file", args.Z)] if args.Z else [])])
+        *([("z-score file", args.Z)] if args.Z else [])],
+        stdin_role="run file" if STDIN in paths else None)
     with contextlib.ExitStack() as stack:
         sources = {p: _stdin_source(stack) if p == STDIN else p for p in paths}
         relevance, evaluate_one = _prepared(args, list(sources.values()),
