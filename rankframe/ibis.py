@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from rankframe.docsections import described_by
-from rankframe.errors import RankframeError
+from rankframe.errors import InputError, RankframeError
 from rankframe.faces.base import JudgeOptions, Ties, parse_for
 from rankframe.faces.ibis import (
     BACKENDS,
@@ -108,7 +108,13 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     backend = getattr(found, "name", None)
     case_distinct("evaluate", "judged table", table.columns, backend)
     parsed = _measures(measures, keys, threshold, backend)
-    return evaluate_table(table, parsed, keys, _columns(rel, rank, columns), backend)
+    names = _columns(rel, rank, columns)
+    read = dict.fromkeys([*keys, *(names[c] for m in parsed for c in m.metric.columns)])
+    missing = [name for name in read if name not in table.columns]
+    if missing:
+        raise InputError(f"evaluate: missing column(s) {', '.join(map(repr, missing))}; the "
+                         f"table has: {', '.join(map(repr, table.columns))}")
+    return evaluate_table(table, parsed, keys, names, backend)
 
 
 @described_by(SHARED_PARAMETERS)

@@ -37,8 +37,13 @@ _QUIET: Final = frozenset({*FORWARDED, signal.SIGPIPE})
 #: How Rust reports a failed allocation (``memory allocation of N bytes failed``; its
 #: backtrace follows).
 _ALLOCATION: Final = b"memory allocation of "
-#: How native libraries' lines start (Rust's allocation failure, jemalloc's warnings).
+#: How native libraries' lines start: Rust's allocation failure and jemalloc's warnings
+#: (which another thread may write into the middle of a line of ours), and a Rust panic's
+#: report (``thread 'name' panicked at file:line:``, its message and notes follow).
 _NATIVE: Final = (_ALLOCATION, b"<jemalloc>:")
+_PANIC: Final = (b"thread '", b" panicked at ")
+#: How the command's own lines start (its one-line errors and warnings).
+_OURS: Final = b"rankframe: "
 
 
 def supervised(work: Callable[[], int]) -> int:
@@ -71,44 +76,61 @@ def supervised(work: Callable[[], int]) -> int:
     for signum in FORWARDED:
         signal.signal(signum, forward)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
-    held, failed = _relay(reader)
+    relay = _Relay()
+    while data := os.read(reader, 1 << 16):
+        relay.feed(data)
+    relay.feed(b"", end=True)
     os.close(reader)
     _, status = os.waitpid(child, 0)
-    return _outcome(status, held, failed)
+    return _outcome(status, relay.held, relay.failed)
 
 
-def _relay(reader: int) -> tuple[list[bytes], int | None]:
-    """The child's stderr copied to ours line by line until it closes, but the native
-    libraries' lines (from Rust's failed allocation on, everything: its backtrace); returns
-    those lines and the size of the allocation that failed (None: none did). A native line
-    written into the middle of one of ours (from another thread) is taken out of it."""
-    held: list[bytes] = []
-    failed: int | None = None
-    pending = b""
-    while data := os.read(reader, 1 << 16):
-        pending += data
-        while (end := pending.find(b"\n") + 1) > 0:
-            line, pending = pending[:end], pending[end:]
+class _Relay:
+    """The child's stderr copied to ours line by line, but the native libraries' lines:
+    a block of them runs from a line that starts one (:data:`_NATIVE`, :data:`_PANIC`, and
+    an empty line just before) to the next line of the command's own (:data:`_OURS`), or to
+    the end after a failed allocation (its backtrace). Those are held (:attr:`held`);
+    :attr:`failed` is the size of the allocation that failed (None: none did, 0: unknown).
+    A native line written into the middle of one of ours (from another thread) is taken
+    out of it."""
+
+    def __init__(self) -> None:
+        self.held: list[bytes] = []
+        self.failed: int | None = None
+        self._native = False  # within a block of native lines
+        self._empty: list[bytes] = []  # empty lines, perhaps a panic report's first
+        self._pending = b""
+
+    def feed(self, data: bytes, *, end: bool = False) -> None:
+        """Take ``data``, the next bytes of the child's stderr (``end``: the last)."""
+        self._pending += data
+        while (stop := self._pending.find(b"\n") + 1) > 0:
+            line, self._pending = self._pending[:stop], self._pending[stop:]
             start = min((i for i in map(line.find, _NATIVE) if i > 0), default=0)
-            if start and failed is None:  # ours, cut by a native line: it goes on after it
-                line, pending = line[start:], line[:start] + pending
-            failed = _sort(line, held, failed)
-    if pending:
-        failed = _sort(pending, held, failed)
-    return held, failed
+            if start and self.failed is None:  # ours, cut by a native line: it goes on after
+                line, self._pending = line[start:], line[:start] + self._pending
+            self._take(line)
+        if end:
+            if self._pending:
+                self._take(self._pending)
+            self._take(b"", end=True)
 
-
-def _sort(line: bytes, held: list[bytes], failed: int | None) -> int | None:
-    """``line`` written on, or held when a native library wrote it (or it follows a failed
-    allocation's line); returns the failed allocation's size, if any so far."""
-    if failed is None and line.startswith(_ALLOCATION):
-        size = line[len(_ALLOCATION):].split(b" ", 1)[0]
-        failed = int(size) if size.isdigit() else 0
-    if failed is not None or line.startswith(_NATIVE):
-        held.append(line)
-    else:
-        _write(line)
-    return failed
+    def _take(self, line: bytes, *, end: bool = False) -> None:
+        if self.failed is None and line.startswith(_ALLOCATION):
+            size = line[len(_ALLOCATION):].split(b" ", 1)[0]
+            self.failed = int(size) if size.isdigit() else 0
+        if line.startswith(_OURS) and self.failed is None:
+            self._native = False
+        elif line.startswith(_NATIVE) or (line.startswith(_PANIC[0]) and _PANIC[1] in line):
+            self._native = True
+        if not line.strip() and not end and not self._native and self.failed is None:
+            self._empty.append(line)  # written with the next line, or held with it
+            return
+        lines, self._empty = [*self._empty, line], []
+        if self._native or self.failed is not None:
+            self.held.extend(lines)
+        else:
+            _write(b"".join(lines))
 
 
 def _outcome(status: int, held: list[bytes], failed: int | None) -> int:
