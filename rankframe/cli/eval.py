@@ -182,7 +182,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "given), qid (empty or null on the summary rows), measure, value")
     parser.add_argument("--output", metavar="FILE",
                         help="write to FILE instead of stdout: written whole or not at all "
-                        "(an error or an interrupt leaves FILE as it was); never an input")
+                        "(an error or an interrupt leaves FILE as it was); never an input; "
+                        "/dev/stdout, /dev/fd/N: written through, as the shell opened it")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
     parser.set_defaults(handler=run, eval_parser=parser)
@@ -341,6 +342,7 @@ def _prepared(args: argparse.Namespace, paths: list[str], parquet: bool
             why = "a measure reads more than (rel, rank)"
         if not auto:
             raise RankframeError(f"--engine python: {why}; use --engine polars")
+    args.watched()  # Polars or DuckDB from here: an abort of theirs is one line (main)
     from rankframe.cli import eval_frames as frames
 
     return frames.prepare(args)

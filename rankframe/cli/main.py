@@ -3,11 +3,13 @@
 Subcommands live in their own modules, each with ``add_parser(subparsers)`` and
 ``run(args)``: ``eval`` (:mod:`rankframe.cli.eval`, a trec_eval drop-in), ``compare``
 (:mod:`rankframe.cli.compare`) and ``sql`` (:mod:`rankframe.cli.sql`). They import library
-modules only, never each other.
+modules only, never each other; ``args.watched()``, called before a subcommand loads Polars
+or DuckDB, is :func:`rankframe.cli.supervise.watched`.
 
 Every failure ends in one ``rankframe: error:`` line and exit status 1: rankframe's errors,
 I/O errors, running out of memory (a Python ``MemoryError``, a Polars panic, no thread to
-start, and, through :func:`command`, a native abort: :mod:`rankframe.cli.supervise`).
+start, and, in the ``rankframe`` program (:func:`command`), a native abort:
+:mod:`rankframe.cli.supervise`).
 Ctrl-C exits with 130 and SIGTERM with 143, at once, from the first moment (while the
 subcommands are still being imported too): threads still evaluating are not waited for,
 and an ``--output`` file is left as it was. This module imports only the standard library
@@ -70,13 +72,14 @@ class Terminated(BaseException):
 
 
 def command() -> int:
-    """The ``rankframe`` program (``python -m rankframe``, the installed script): :func:`main`
-    run in a supervised child process where the platform forks
-    (:func:`rankframe.cli.supervise.supervised`), so that a native abort is reported in one
-    line; returns the exit status."""
-    from rankframe.cli.supervise import supervised
+    """The ``rankframe`` program (``python -m rankframe``, the installed script): :func:`main`,
+    its heavy work in a watched child process where the platform forks
+    (:mod:`rankframe.cli.supervise`), so that a native abort is reported in one line;
+    returns the exit status."""
+    from rankframe.cli import supervise
 
-    return supervised(main)
+    supervise.enable()
+    return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
+    from rankframe.cli.supervise import watched
+
+    args.watched = watched  # a subcommand calls it before it loads Polars or DuckDB
     try:
         with warnings.catch_warnings(), _terminate_raises():
             warnings.simplefilter("always", InputWarning)

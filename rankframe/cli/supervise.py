@@ -1,22 +1,29 @@
-"""The ``rankframe`` program's work in a forked child, so that a native abort ends in one line.
+"""The ``rankframe`` program's heavy work in a forked child, so that a native abort ends in
+one line.
 
 Polars allocates through Rust, which aborts the process when an allocation fails (under an
 address-space limit, ``ulimit -v`` or ``prlimit --as``, or when the machine runs out of
 memory): SIGABRT, ``memory allocation of N bytes failed`` and a backtrace on stderr, no
-Python exception, nothing the process itself can report; jemalloc adds lines of its own
-(``<jemalloc>: background thread creation failed``). So :func:`supervised` forks before
-anything is imported: the child runs the command; the parent, which holds only the standard
-library, relays the child's stderr, forwards SIGINT, SIGTERM and SIGHUP to it, and exits
-with its status. On the way:
+Python exception, nothing the process itself can report; jemalloc and Rust's panics add
+lines of its own. So the ``rankframe`` program (:func:`enable`) forks where a command is
+about to load Polars or DuckDB (:func:`watched`): the child goes on with the command; the
+parent, which holds no dataframe library and no thread, forwards SIGINT, SIGTERM and
+SIGHUP to it and exits with its status. The child's Python writes its messages to stderr as
+before (in order with its output); what native libraries write to the stderr descriptor
+goes to the parent instead, which:
 
-- the native libraries' lines are held back: after a child that succeeds they are
-  printed; a child that fails has said why in its own line, and they are dropped;
-- a child ended by a signal is one ``rankframe: error:`` line: out of memory for the
+- copies it to stderr as it comes, but for the reports of running out (a failed
+  allocation and all after it, jemalloc's warnings, a Rust panic's report and all after
+  it), which it holds: after a child that succeeds they are printed; a child that fails
+  has said why in its own line (a Polars panic is a Python exception), and they are
+  dropped;
+- makes a child ended by a signal one ``rankframe: error:`` line: out of memory for the
   abort after a failed allocation (exit status 1), the kill the kernel sends when memory
   runs out (137), any other crash by its signal's name (128 + the signal); SIGINT, SIGTERM,
   SIGHUP and SIGPIPE end it without a word, as they would have ended this process.
 
-Where the platform cannot fork, or threads already run, the command runs in this process.
+Small inputs on the pure-Python path never fork. Where the platform cannot fork, threads
+already run, or the command line is called as a function (``main([...])``), nothing forks.
 """
 
 from __future__ import annotations
@@ -25,10 +32,9 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
 from typing import Final
 
-__all__ = ["FORWARDED", "supervised"]
+__all__ = ["FORWARDED", "enable", "watched"]
 
 #: Signals the parent passes on to the child (as if sent to it).
 FORWARDED: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -37,21 +43,36 @@ _QUIET: Final = frozenset({*FORWARDED, signal.SIGPIPE})
 #: How Rust reports a failed allocation (``memory allocation of N bytes failed``; its
 #: backtrace follows).
 _ALLOCATION: Final = b"memory allocation of "
-#: How native libraries' lines start: Rust's allocation failure and jemalloc's warnings
-#: (which another thread may write into the middle of a line of ours), and a Rust panic's
-#: report (``thread 'name' panicked at file:line:``, its message and notes follow).
-_NATIVE: Final = (_ALLOCATION, b"<jemalloc>:")
+#: How jemalloc's warnings start.
+_JEMALLOC: Final = b"<jemalloc>:"
+#: A Rust panic's report: ``thread 'name' (id) panicked at file:line:``, then its message
+#: and notes (an empty line before it).
 _PANIC: Final = (b"thread '", b" panicked at ")
-#: How the command's own lines start (its one-line errors and warnings).
-_OURS: Final = b"rankframe: "
 
 
-def supervised(work: Callable[[], int]) -> int:
-    """``work()``'s exit status, ``work`` run in a forked child (see the module); in the
-    child, ``work()``'s own status is returned, for the caller to exit with."""
+#: Whether :func:`watched` forks (the ``rankframe`` program, not ``main([...])`` called
+#: in a process of the caller's).
+_enabled = False
+
+
+def enable() -> None:
+    """Let :func:`watched` fork: this process is the ``rankframe`` program."""
+    global _enabled
+    _enabled = True
+
+
+def watched() -> None:
+    """From here on, run in a forked child that this process watches (see the module), when
+    :func:`enable` was called, the platform forks and no thread runs; else nothing happens.
+    Returns in the child; the parent exits with the child's status, never returning."""
+    global _enabled
     threading = sys.modules.get("threading")
-    if not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
-        return work()
+    if not (_enabled and hasattr(os, "fork")) or (
+            threading is not None and threading.active_count() > 1):
+        return
+    _enabled = False  # once
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered twice
+        stream.flush()
     signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # until the parent forwards them
     reader, writer = os.pipe()
     try:
@@ -60,13 +81,12 @@ def supervised(work: Callable[[], int]) -> int:
         os.close(reader)
         os.close(writer)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
-        return work()
+        return
     if child == 0:
         os.close(reader)
-        os.dup2(writer, 2)
-        os.close(writer)
+        _native_stderr_to(writer)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
-        return work()
+        return
     os.close(writer)
 
     def forward(signum: int, frame: object) -> None:
@@ -80,54 +100,60 @@ def supervised(work: Callable[[], int]) -> int:
     while data := os.read(reader, 1 << 16):
         relay.feed(data)
     relay.feed(b"", end=True)
-    os.close(reader)
     _, status = os.waitpid(child, 0)
-    return _outcome(status, relay.held, relay.failed)
+    # Nothing of the parent's is left to do (the child finished the command): it ends here.
+    os._exit(_outcome(status, relay.held, relay.failed))
+
+
+def _native_stderr_to(writer: int) -> None:
+    """In the child: the stderr descriptor (2, where native libraries write) made
+    ``writer``; Python's ``sys.stderr`` kept on the stderr it had."""
+    python = os.dup(2)
+    os.dup2(writer, 2)
+    os.close(writer)
+    old = sys.stderr
+    sys.stderr = os.fdopen(python, "w", encoding=getattr(old, "encoding", None) or "utf-8",
+                           errors=getattr(old, "errors", None) or "backslashreplace",
+                           buffering=1)
 
 
 class _Relay:
-    """The child's stderr copied to ours line by line, but the native libraries' lines:
-    a block of them runs from a line that starts one (:data:`_NATIVE`, :data:`_PANIC`, and
-    an empty line just before) to the next line of the command's own (:data:`_OURS`), or to
-    the end after a failed allocation (its backtrace). Those are held (:attr:`held`);
-    :attr:`failed` is the size of the allocation that failed (None: none did, 0: unknown).
-    A native line written into the middle of one of ours (from another thread) is taken
-    out of it."""
+    """What native libraries wrote to the child's stderr, copied to ours line by line but
+    the reports of running out: from a failed allocation's line on (its backtrace), from a
+    Rust panic's report on (with the empty line before it), and jemalloc's lines, which are
+    held (:attr:`held`). :attr:`failed` is the size of the allocation that failed (None:
+    none did; 0: its size was not said)."""
 
     def __init__(self) -> None:
         self.held: list[bytes] = []
         self.failed: int | None = None
-        self._native = False  # within a block of native lines
+        self._holding = False  # from a failed allocation or a panic on, everything is held
         self._empty: list[bytes] = []  # empty lines, perhaps a panic report's first
         self._pending = b""
 
     def feed(self, data: bytes, *, end: bool = False) -> None:
-        """Take ``data``, the next bytes of the child's stderr (``end``: the last)."""
+        """Take ``data``, the next bytes the child wrote (``end``: the last)."""
         self._pending += data
         while (stop := self._pending.find(b"\n") + 1) > 0:
             line, self._pending = self._pending[:stop], self._pending[stop:]
-            start = min((i for i in map(line.find, _NATIVE) if i > 0), default=0)
-            if start and self.failed is None:  # ours, cut by a native line: it goes on after
-                line, self._pending = line[start:], line[:start] + self._pending
             self._take(line)
         if end:
             if self._pending:
                 self._take(self._pending)
-            self._take(b"", end=True)
+            _write(b"".join(self._empty))
 
-    def _take(self, line: bytes, *, end: bool = False) -> None:
-        if self.failed is None and line.startswith(_ALLOCATION):
+    def _take(self, line: bytes) -> None:
+        if line.startswith(_ALLOCATION) and self.failed is None:
             size = line[len(_ALLOCATION):].split(b" ", 1)[0]
             self.failed = int(size) if size.isdigit() else 0
-        if line.startswith(_OURS) and self.failed is None:
-            self._native = False
-        elif line.startswith(_NATIVE) or (line.startswith(_PANIC[0]) and _PANIC[1] in line):
-            self._native = True
-        if not line.strip() and not end and not self._native and self.failed is None:
+            self._holding = True
+        elif line.startswith(_PANIC[0]) and _PANIC[1] in line:
+            self._holding = True
+        if not line.strip() and not self._holding:
             self._empty.append(line)  # written with the next line, or held with it
             return
         lines, self._empty = [*self._empty, line], []
-        if self._native or self.failed is not None:
+        if self._holding or line.startswith(_JEMALLOC):
             self.held.extend(lines)
         else:
             _write(b"".join(lines))

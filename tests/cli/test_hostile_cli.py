@@ -178,45 +178,65 @@ def test_ctrl_c_while_the_command_loads_exits_130(module: str) -> None:
 
 
 #: A command that dies as Rust does when an allocation fails: its message and backtrace
-#: on stderr, then SIGABRT (from another thread, cutting a line of ours in two).
+#: written to the stderr descriptor, then SIGABRT; jemalloc's warning and a panic's report
+#: before, and a warning and an error of the command's own (through sys.stderr).
 _NATIVE_ABORT = """
-import os, sys, threading
-from rankframe.cli.supervise import supervised
+import os, sys
+from rankframe.cli import supervise
 
 def work():
-    sys.stderr.write("rankframe: warning: a warning before\\n")
-    sys.stderr.flush()
-    os.write(2, b"rankframe: error: cut")
-    native = threading.Thread(target=os.write, args=(2, b"<jemalloc>: background thread "
-                                                     b"creation failed (11)\\n"))
-    native.start()
-    native.join()
-    os.write(2, b" in two\\nmemory allocation of 8388608 bytes failed\\n"
-                b"stack backtrace:\\nnote: Some details are omitted\\n")
-    os.abort()
+    print("rankframe: warning: a warning before", file=sys.stderr)
+    os.write(2, b"<jemalloc>: background thread creation failed (11)\\n")
+    os.write(2, b"\\nthread '<unnamed>' (7) panicked at runtime.rs:209:10:\\n"
+                b"could not spawn threads\\n")
+    print("rankframe: error: Polars stopped: could not spawn threads", file=sys.stderr)
+    if sys.argv[1] == "abort":
+        os.write(2, b"memory allocation of 8388608 bytes failed\\n"
+                    b"stack backtrace:\\nnote: Some details are omitted\\n")
+        os.abort()
+    return int(sys.argv[1])
 
-sys.exit(supervised(work))
+supervise.enable()
+supervise.watched()
+sys.exit(work())
 """
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the command is supervised where it forks")
-def test_a_native_abort_after_a_failed_allocation_is_one_line() -> None:
-    done = subprocess.run([sys.executable, "-c", _NATIVE_ABORT], cwd=REPO,
+@pytest.mark.parametrize(("end", "status", "last"), [
+    ("abort", 1, "rankframe: error: out of memory: an allocation of 8388608 bytes failed (a "
+                 "memory limit, such as ulimit -v, or the machine's memory is exhausted)"),
+    ("1", 1, None)])
+def test_a_native_abort_after_a_failed_allocation_is_one_line(end: str, status: int,
+                                                              last: str | None) -> None:
+    done = subprocess.run([sys.executable, "-c", _NATIVE_ABORT, end], cwd=REPO,
                           capture_output=True, timeout=120, check=False)
-    assert done.returncode == 1
+    assert done.returncode == status
     assert done.stderr.decode().splitlines() == [
         "rankframe: warning: a warning before",
-        "rankframe: error: cut in two",
-        "rankframe: error: out of memory: an allocation of 8388608 bytes failed (a memory "
-        "limit, such as ulimit -v, or the machine's memory is exhausted)"]
+        "rankframe: error: Polars stopped: could not spawn threads",
+        *([last] if last else [])]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the command is supervised where it forks")
+def test_native_lines_of_a_command_that_succeeds_are_printed() -> None:
+    done = subprocess.run([sys.executable, "-c", _NATIVE_ABORT, "0"], cwd=REPO,
+                          capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0
+    lines = done.stderr.decode().splitlines()
+    assert lines[:2] == ["rankframe: warning: a warning before",
+                         "rankframe: error: Polars stopped: could not spawn threads"]
+    assert sorted(lines[2:]) == sorted([
+        "<jemalloc>: background thread creation failed (11)", "",
+        "thread '<unnamed>' (7) panicked at runtime.rs:209:10:", "could not spawn threads"])
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the command is supervised where it forks")
 @pytest.mark.parametrize(("signum", "status", "words"), [
     (signal.SIGKILL, 137, "killed (SIGKILL)"), (signal.SIGSEGV, 139, "stopped by SIGSEGV")])
 def test_a_child_killed_by_a_signal_is_one_line(signum: int, status: int, words: str) -> None:
-    code = ("import os, sys\nfrom rankframe.cli.supervise import supervised\n"
-            f"sys.exit(supervised(lambda: os.kill(os.getpid(), {int(signum)})))")
+    code = ("import os\nfrom rankframe.cli import supervise\n"
+            f"supervise.enable()\nsupervise.watched()\nos.kill(os.getpid(), {int(signum)})")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           timeout=120, check=False)
     assert done.returncode == status
@@ -259,9 +279,9 @@ def test_the_supervised_command_passes_its_status_and_streams_on() -> None:
     assert done.returncode == 0 and done.stdout.decode().startswith(MAP_LINE)
 
 
-def test_the_parent_stays_light() -> None:
-    """The supervising parent imports no subcommand before it forks (a Ctrl-C then reaches a
-    child that handles it, and the parent's memory is the interpreter's)."""
+def test_loading_the_command_line_takes_only_the_standard_library() -> None:
+    """``python -m rankframe`` loads only the standard library before ``main`` handles
+    Ctrl-C; the parent of a watched command holds no dataframe library."""
     code = textwrap.dedent("""
         import sys
         import rankframe.cli.main
@@ -271,3 +291,20 @@ def test_the_parent_stays_light() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, timeout=120, check=True)
     assert done.stdout.strip() == "['rankframe.cli.main']"
+
+
+def test_small_inputs_are_not_forked_for() -> None:
+    """The pure-Python path loads no Polars, so it needs no watching: no child process."""
+    code = textwrap.dedent(f"""
+        import os, sys
+        forks = []
+        real = os.fork
+        os.fork = lambda: forks.append(1) or real()
+        from rankframe.cli.main import command
+        sys.argv = ["rankframe", "eval", "-m", "map", {str(QRELS)!r}, {str(RUN)!r}]
+        status = command()
+        print(status, len(forks), file=sys.stderr)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.startswith(MAP_LINE) and done.stderr.strip().endswith("0 0")
