@@ -172,9 +172,10 @@ def named_descriptor(path: str) -> tuple[int, bool] | None:
             resolved = os.path.dirname(resolved)
             continue
         candidate = os.path.join(resolved, name)
-        if candidate in _STANDARD_STREAMS:
+        last = not todo  # a descriptor's name further up is a folder's: followed
+        if last and candidate in _STANDARD_STREAMS:
             return _STANDARD_STREAMS[candidate], True
-        found = _DESCRIPTOR_PATH.fullmatch(candidate)
+        found = _DESCRIPTOR_PATH.fullmatch(candidate) if last else None
         if found:
             owner = found.group(1)
             mine = owner in ("self", "thread-self") or int(owner) == os.getpid()

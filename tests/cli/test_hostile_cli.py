@@ -81,6 +81,22 @@ def test_output_naming_another_open_descriptor_writes_through_it(fmt: str,
         assert data[len(b"kept\n"):].startswith(b"PAR1") and data.endswith(b"PAR1")
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+def test_a_file_in_a_folder_named_through_a_descriptor_is_written_whole(tmp_path: Path) -> None:
+    """/proc/self/fd/N/results.txt, N a folder's descriptor: a file named in that folder,
+    replaced whole as any other (the descriptor's name is a folder's, not the output's)."""
+    (tmp_path / "results.txt").write_text("old\n")
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        done = rankframe("eval", "-m", "map", "--output", f"/proc/self/fd/{folder}/results.txt",
+                         QRELS, RUN, pass_fds=(folder,))
+    finally:
+        os.close(folder)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "results.txt").read_text().startswith(MAP_LINE)
+    assert os.listdir(tmp_path) == ["results.txt"]
+
+
 def test_output_that_is_the_run_read_from_standard_input_is_refused(tmp_path: Path) -> None:
     run = tmp_path / "run.txt"
     run.write_bytes(RUN.read_bytes())

@@ -70,6 +70,16 @@ def test_summarize_count_sums_do_not_wrap() -> None:
     assert rf.summarize(unsigned).rows() == [(2**33 - 2,)]
 
 
+def test_judgment_groups_average_no_null_away() -> None:
+    """A query's mean over its judgment groups with one NULL value (an invalid group) is
+    NULL: it was the other groups' sum over all of them (the NULL counted as 0)."""
+    per_group = pl.DataFrame({"qid": ["1", "1", "1", "2"], "jg": ["a", "b", "c", "a"],
+                              "map": [0.5, None, 0.25, 1.0]})
+    assert rf.average_groups(per_group).rows() == [("1", None), ("2", 1.0)]
+    with pytest.raises(InputError, match="'map' is NULL for qid='1'"):
+        rf.summarize(rf.average_groups(per_group))
+
+
 # --- evaluate_runs: one path is one run --------------------------------------------------
 
 
