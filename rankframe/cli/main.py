@@ -18,19 +18,19 @@ at first; a subcommand's modules are imported when it runs.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from rankframe import __version__
 from rankframe.errors import InputWarning, RankframeError
 
+# This module loads before Ctrl-C is handled: at the top it imports only what the
+# interpreter has loaded already (no typing, contextlib or signal).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 __all__ = ["Terminated", "build_parser", "command", "main"]
 
@@ -76,22 +76,30 @@ def command() -> int:
     its heavy work in a watched child process where the platform forks
     (:mod:`rankframe.cli.supervise`), so that a native abort is reported in one line;
     returns the exit status."""
-    from rankframe.cli import supervise
+    try:
+        from rankframe.cli import supervise
 
-    supervise.enable()
+        supervise.enable()
+    except KeyboardInterrupt:
+        return 130
     return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rankframe`` command line in this process; returns the exit status."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C between the steps of _run (while loading, ...)
+        return _interrupted(130)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     if "polars" not in sys.modules:  # jemalloc reads its options once, when Polars loads
         os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
     try:
-        with _terminate_raises():
+        with _TerminateRaises():
             parser = build_parser()  # imports the subcommands: Ctrl-C may come meanwhile
             args = parser.parse_args(argv)
-    except KeyboardInterrupt:
-        return _interrupted(130)
     except Terminated as exc:
         return _interrupted(128 + exc.signum)
     if getattr(args, "handler", None) is None:
@@ -101,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args.watched = watched  # a subcommand calls it before it loads Polars or DuckDB
     try:
-        with warnings.catch_warnings(), _terminate_raises():
+        with warnings.catch_warnings(), _TerminateRaises():
             warnings.simplefilter("always", InputWarning)
             warnings.showwarning = _show_warning
             status: int = args.handler(args)
@@ -145,36 +153,41 @@ def _line(text: str) -> None:
     sys.stderr.flush()
 
 
-@contextlib.contextmanager
-def _terminate_raises() -> Iterator[None]:
+class _TerminateRaises:
     """SIGTERM raises :class:`Terminated` in the main thread while a command runs, as
     SIGINT raises KeyboardInterrupt (unless the signal is ignored, or this is not the main
     thread); after the first of them, both are ignored, so that a second (the terminal's
-    Ctrl-C reaching a supervised child and its parent, which forwards it) cannot break off
-    the clean-up of the first."""
-    import threading
+    Ctrl-C reaching a watched child and its parent, which forwards it) cannot break off the
+    clean-up of the first. (A class, not contextlib's decorator: this module loads before
+    Ctrl-C is handled, so it imports only what the interpreter has loaded already.)"""
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    def __enter__(self) -> None:
+        import signal
+        import threading
 
-    def stop(signum: int, frame: object) -> None:
-        for other, handler in previous.items():
+        self._previous: dict[int, object] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for signum, handler in self._previous.items():
+            if handler != signal.SIG_IGN:
+                signal.signal(signum, self._stop)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+    def _stop(self, signum: int, frame: object) -> None:
+        import signal
+
+        for other, handler in self._previous.items():
             if handler != signal.SIG_IGN:
                 signal.signal(other, signal.SIG_IGN)
         if signum == signal.SIGTERM:
             raise Terminated(signum)
         raise KeyboardInterrupt
-
-    for signum, handler in previous.items():
-        if handler != signal.SIG_IGN:
-            signal.signal(signum, stop)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _interrupted(status: int) -> int:
@@ -186,6 +199,8 @@ def _interrupted(status: int) -> int:
     busy = [t for t in threading.enumerate()
             if t is not threading.main_thread() and t.is_alive() and not t.daemon]
     if busy:
+        import contextlib
+
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
