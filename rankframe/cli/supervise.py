@@ -36,10 +36,12 @@ from typing import Final
 
 __all__ = ["FORWARDED", "enable", "watched"]
 
-#: Signals the parent passes on to the child (as if sent to it).
-FORWARDED: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Signals the parent passes on to the child (as if sent to it), where the platform has them.
+FORWARDED: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                         if hasattr(signal, name))
 #: Signals that end the child without a message: the user or the reader stopped it.
-_QUIET: Final = frozenset({*FORWARDED, signal.SIGPIPE})
+_QUIET: Final = frozenset({*FORWARDED, *([signal.SIGPIPE] if hasattr(signal, "SIGPIPE")
+                                          else [])})
 #: How Rust reports a failed allocation (``memory allocation of N bytes failed``; its
 #: backtrace follows).
 _ALLOCATION: Final = b"memory allocation of "
