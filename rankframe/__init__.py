@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from rankframe.errors import EngineError as EngineError
 from rankframe.errors import InputError as InputError
@@ -20,7 +19,13 @@ from rankframe.errors import InputWarning as InputWarning
 from rankframe.errors import MeasureError as MeasureError
 from rankframe.errors import RankframeError as RankframeError
 
+# Not typing's (an import of tens of milliseconds, before the command line can take a
+# Ctrl-C): type checkers read the blocks under it, the interpreter skips them.
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from rankframe.analysis.compare import adjust_pvalues as adjust_pvalues
     from rankframe.analysis.compare import compare as compare
     from rankframe.analysis.runs import evaluate_runs as evaluate_runs

@@ -289,20 +289,59 @@ def _grades_at_most(fn: str, qrels: pl.DataFrame, query: str, rel: str,
         )
 
 
-def _aggregate(measure: Measure) -> pl.Expr:
+def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
     column = pl.col(measure.label)
     if measure.summary == "sum":
-        return column.sum()
+        # Summed in 128 bits: the sum of 64-bit counts may not fit them (checked by the
+        # caller, _fits_int64), and an integer column must not wrap around.
+        return column.cast(pl.Int128).sum() if dtype.is_integer() else column.sum()
     if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
         return pl.lit(None, dtype=pl.String)
     # As trec_eval: the values added in query order, then one division by their number
-    # (docs/semantics.md#exactness); Polars' mean adds pairwise.
-    values = column.drop_nulls().cast(pl.Float64)
+    # (docs/semantics.md#exactness); Polars' mean adds pairwise. There are no NULLs
+    # (_refuse_nulls).
+    values = column.cast(pl.Float64)
     if measure.summary == "gmean":
         values = values.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log()
     n = values.len()
     mean = pl.when(n > 0).then(divide(sequential_sum(values), n))
     return mean.exp() if measure.summary == "gmean" else mean
+
+
+def _refuse_nulls(per_query: pl.DataFrame, measures: list[Measure], keys: list[str]) -> None:
+    """Raise for a NULL value of a summarised measure, naming the measure and the query: a
+    mean over the other queries would silently be over fewer queries than the table has."""
+    labels = [m.label for m in measures if m.summary != "none"]
+    counts = per_query.select(pl.col(labels).null_count()).row(0) if labels else ()
+    for label, nulls in zip(labels, counts, strict=True):
+        if not nulls:
+            continue
+        where = "a row"
+        if keys:
+            row = per_query.filter(pl.col(label).is_null()).select(keys).row(0)
+            where = ", ".join(f"{k}={v!r}" for k, v in zip(keys, row, strict=True))
+        more = f" (and {nulls - 1} more)" if nulls > 1 else ""
+        raise InputError(
+            f"summarize: {label!r} is NULL for {where}{more}; a summary over the "
+            f"other rows would leave it out silently: drop those rows (.drop_nulls({label!r})) "
+            f"or give them a value (.fill_null(0)) first")
+
+
+def _fits_int64(summary: pl.DataFrame, measures: list[Measure], groups: list[str]
+                ) -> pl.DataFrame:
+    """``summary`` with its 128-bit sums as Int64, or an InputError naming the count (and
+    the ``groups`` row) whose sum is beyond a 64-bit integer."""
+    for m in measures:
+        if m.summary != "sum" or summary.schema[m.label] != pl.Int128:
+            continue
+        column = pl.col(m.label)
+        beyond = summary.filter((column < -(2**63)) | (column > 2**63 - 1))
+        if beyond.height:
+            group = "".join(f", {g}={beyond[g][0]!r}" for g in groups)
+            raise InputError(f"summarize: the sum of {m.label!r} over the queries"
+                             f"{group} ({beyond[m.label][0]}) does not fit a 64-bit integer")
+        summary = summary.with_columns(column.cast(pl.Int64))
+    return summary
 
 
 def _summary_measure(label: str, guessed: bool) -> Measure:
@@ -330,6 +369,9 @@ def summarize(
 
     ``measures`` defaults to every column that is neither a query nor a ``by`` column; each
     name must parse as a measure string. ``by`` groups the summary (e.g. by ``"system"``).
+    A NULL value (an invalid group's measure, a query missing after a join) is an
+    :class:`~rankframe.errors.InputError` naming the measure and the query, never left out
+    of a mean; so is a count whose sum does not fit a 64-bit integer.
 
     Parameters
     ----------
@@ -359,8 +401,12 @@ def summarize(
     missing = [c for c in labels if c not in per_query.columns]
     if missing:
         raise InputError(f"summarize: column(s) {missing} not in the table {per_query.columns}")
-    exprs = [_aggregate(_summary_measure(label, measures is None)).alias(label)
-             for label in labels]
+    parsed = [_summary_measure(label, measures is None) for label in labels]
+    _refuse_nulls(per_query, parsed, [*groups, *(k for k in _keys(query) if k in
+                                                 per_query.columns and k not in groups)])
+    exprs = [_aggregate(m, per_query.schema[m.label]).alias(m.label) for m in parsed]
     if groups:
-        return per_query.group_by(groups, maintain_order=True).agg(exprs).sort(groups)
-    return per_query.select(exprs)
+        summary = per_query.group_by(groups, maintain_order=True).agg(exprs).sort(groups)
+    else:
+        summary = per_query.select(exprs)
+    return _fits_int64(summary, parsed, groups)

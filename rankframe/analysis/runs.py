@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple, TypedDict, Unpack
@@ -40,7 +40,25 @@ PathLike = str | os.PathLike[str]
 IN_FLIGHT = 2
 
 
-def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
+def _paths_of(fn: str, paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
+    """``paths`` as a list of run file paths: one path (a ``str`` or ``os.PathLike``) is
+    one run, not a sequence of one-character names; anything that is not paths (a frame,
+    bytes) is a TypeError naming it."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    frame = hasattr(paths, "columns") or hasattr(paths, "schema")
+    if frame or isinstance(paths, (bytes, Mapping)) or not isinstance(paths, Iterable):
+        raise TypeError(f"{fn}: expected run file paths (one path or several), got "
+                        f"{type(paths).__name__}; run frames go in a mapping {{name: frame}}")
+    listed = list(paths)
+    for i, path in enumerate(listed):
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{fn}: run {i} is a {type(path).__name__}, not a file path "
+                            "(str or os.PathLike); run frames go in a mapping {name: frame}")
+    return listed
+
+
+def read_runs(paths: PathLike | Iterable[PathLike]) -> dict[str, pl.DataFrame]:
     """Read run files, keyed by system name, in the order given.
 
     A system is named by its run tag (the ``tag`` of its first row), or by its file name
@@ -49,14 +67,17 @@ def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
     Parameters
     ----------
     paths
-        TREC run files (plain or gzip), in the order the systems should appear.
+        TREC run files (plain or gzip), in the order the systems should appear; one path
+        is one run.
 
     Raises
     ------
     InputError
         A file cannot be read as a run, or two runs end up with the same name.
+    TypeError
+        ``paths`` holds something other than file paths (a frame, bytes).
     """
-    runs = [(Path(p), read_run(p)) for p in paths]
+    runs = [(Path(p), read_run(p)) for p in _paths_of("read_runs", paths)]
     tags = [str(frame["tag"][0]) if frame.height and frame["tag"][0] is not None else ""
             for _, frame in runs]
     names = [tag if tag and tags.count(tag) == 1 else path.name
@@ -192,7 +213,7 @@ def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
 
 
 def evaluate_runs(
-    runs: Mapping[str, Eager] | Sequence[PathLike],
+    runs: Mapping[str, Eager] | PathLike | Iterable[PathLike],
     qrels: Eager | PathLike,
     measures: str | Sequence[str],
     *,
@@ -208,7 +229,8 @@ def evaluate_runs(
     ----------
     runs
         System name -> run frame (``qid``, ``docid``, ``score``; Polars, pandas or a pyarrow
-        Table), or run file paths, named as :func:`read_runs` names them.
+        Table), or run file paths, named as :func:`read_runs` names them (one path: one
+        run). A frame or bytes given directly is a TypeError.
     qrels
         The qrels frame (``qid``, ``docid``, ``rel``; Polars, pandas or a pyarrow Table) or
         a qrels file path.
@@ -243,7 +265,7 @@ def evaluate_runs(
     fn = "evaluate_runs"
     frames_of: Mapping[str, pl.DataFrame] = (
         {name: eager(fn, f"run {name!r}", run) for name, run in runs.items()}
-        if isinstance(runs, Mapping) else read_runs(runs))
+        if isinstance(runs, Mapping) else read_runs(_paths_of(fn, runs)))
     if isinstance(qrels, (str, os.PathLike)):
         qrels = read_qrels(qrels)
     else:

@@ -86,6 +86,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe compare`` from parsed arguments; print to stdout, return 0."""
+    args.watched()  # Polars from here: an abort of its is one line (main)
     # Imported here: `rankframe eval` and the parser need none of this.
     from rankframe import trec_eval
     from rankframe.analysis import report

@@ -223,17 +223,20 @@ def test_help_lists_every_measure() -> None:
 
 
 def test_entry_points() -> None:
-    """The console script named in pyproject and ``python -m rankframe`` run the parser."""
+    """The console script named in pyproject (the ``rankframe`` program: the parser, its
+    heavy work watched, rankframe.cli.supervise) and ``python -m rankframe`` run the
+    parser."""
     import importlib
     import re
 
+    from rankframe.cli.main import command
     from tests.support import REPO
 
     scripts = (REPO / "pyproject.toml").read_text().partition("[project.scripts]")[2]
     entry = re.search(r'^rankframe = "(.+)"$', scripts, re.MULTILINE)
     assert entry is not None
     module, _, function = entry[1].partition(":")
-    assert getattr(importlib.import_module(module), function) is main
+    assert getattr(importlib.import_module(module), function) is command
     done = subprocess.run([sys.executable, "-m", "rankframe", "--version"],
                           capture_output=True, text=True, check=True)
     assert done.stdout.startswith("rankframe ")

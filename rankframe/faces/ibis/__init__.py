@@ -54,8 +54,8 @@ from rankframe.faces.ibis.face import (
     evaluate_table,
     unsupported_metrics,
 )
-from rankframe.faces.ibis.judge import backend_of
+from rankframe.faces.ibis.judge import CASE_EXACT, backend_of, case_distinct
 
-__all__ = ["BACKENDS", "FACES", "NOT_EXPRESSED", "POSITIONAL", "POSTGRES_URL_ENV", "SERIES",
-           "UNSUPPORTED_FAMILIES", "WINDOWED", "IbisFace", "backend_of", "evaluate_table",
-           "unsupported_metrics"]
+__all__ = ["BACKENDS", "CASE_EXACT", "FACES", "NOT_EXPRESSED", "POSITIONAL", "POSTGRES_URL_ENV",
+           "SERIES", "UNSUPPORTED_FAMILIES", "WINDOWED", "IbisFace", "backend_of",
+           "case_distinct", "evaluate_table", "unsupported_metrics"]

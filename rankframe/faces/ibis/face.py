@@ -241,7 +241,7 @@ class IbisFace(IbisJudge):
 
     def evaluate(self, judged: Table, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> Table:
-        case_distinct("evaluate", "judged table", judged, self.backend)
+        case_distinct("evaluate", "judged table", judged.columns, self.backend)
         return evaluate_table(judged, measures, keys, columns, self.backend)
 
 
