@@ -49,9 +49,9 @@ class PolarsFace(PolarsNative):
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures]
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
-        rank = columns.get("rank")
-        if rank in schema and (schema[rank].is_integer() or schema[rank] == pl.Null) \
-                and schema[rank] != pl.Int64:
+        rank = columns.get("rank", "")
+        dtype = schema.get(rank)
+        if dtype is not None and (dtype.is_integer() or dtype == pl.Null) and dtype != pl.Int64:
             # No valid rank overflows Int64 when a metric adds to it (UInt8 255 + 1 is 0
             # in its own dtype; check_judged refused ranks above the largest Int64), and an
             # all-NULL column (dtype Null) is typed.
