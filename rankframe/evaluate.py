@@ -19,7 +19,7 @@ from rankframe import faces
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
-from rankframe.frames import Eager, eager, graded_qrels, to_polars
+from rankframe.frames import Eager, eager, graded_qrels, run_and_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import check_frame, check_judged
@@ -252,7 +252,7 @@ def evaluate_run(
     [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
     """
     fn = "evaluate_run"
-    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    run, qrels = run_and_qrels(fn, run, qrels, query=query, doc=doc, score=score, rel=rel)
     qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)

@@ -79,9 +79,11 @@ def test_a_named_pandas_index_becomes_a_column() -> None:
 
 @pytest.mark.parametrize("bad", [{"qid": ["a"]}, [("a", "x", 1.0)], "run.txt", None])
 def test_other_types_are_refused_naming_what_is_accepted(bad: object) -> None:
-    with pytest.raises(TypeError, match=r"evaluate_run: the run: expected a polars DataFrame "
-                       r"or LazyFrame, got \w+ \(accepted: a polars DataFrame or LazyFrame, "
-                       r"a pandas DataFrame or a pyarrow Table\)"):
+    with pytest.raises(TypeError, match=r"evaluate_run: the run: .*expected a polars DataFrame "
+                       r"or LazyFrame, a pandas DataFrame, a pyarrow Table, a dict \{qid: "
+                       r"\{docid: score\}\}, a ranx Run, an iterable of ir_measures "
+                       r"ScoredDoc\(query_id, doc_id, score\), or TorchMetrics-style \(preds, "
+                       r"indexes\) arrays"):
         rf.evaluate_run(bad, QRELS, ["map"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="summarize: the per_query: expected a polars "):
         rf.summarize(bad)  # type: ignore[arg-type]

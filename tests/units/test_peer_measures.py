@@ -27,7 +27,8 @@ JUDGED = pl.DataFrame({"qid": ["a"] * 4 + ["b"] * 3, "rank": [1, 2, 3, 4, 1, 2, 
                                               "ndcg(gains=0:0;1:1;2:3)@5"),
     ("P(cutoff=5)", "P@5"), ("SetP", "set_P"), ("SetR", "set_recall"), ("SetF", "set_F"),
     ("SetAP", "set_map"), ("SetP(relative=True)", "set_relative_P"), ("NumRel", "num_rel"),
-    ("NumRet", "num_ret"), ("NumRet(rel=1)", "num_rel_ret(threshold=1)"), ("NumRelRet", "num_rel_ret"),
+    ("NumRet", "num_ret"), ("NumRet(rel=1)", "num_rel_ret(threshold=1)"),
+    ("NumRelRet", "num_rel_ret"),
     ("ERR@20", "err@20"), ("RBP(p=0.5)", "rbp@0.5"),
 ])
 def test_ir_measures_names_and_parameters(peer: str, ours: str) -> None:
