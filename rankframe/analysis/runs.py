@@ -203,7 +203,7 @@ def evaluate_runs(
     qrels: Eager | PathLike | object,
     measures: str | Sequence[str],
     *,
-    all_queries: bool = False,
+    all_queries: bool = True,
     depth: int | None = None,
     threshold: float = 1,
     engine: str = "polars",
@@ -225,9 +225,11 @@ def evaluate_runs(
     measures
         Measure strings, as for :func:`rankframe.evaluate.evaluate`.
     all_queries
-        Evaluate every run on every qrels query, a run's missing queries scoring 0
-        (trec_eval ``-c``); by default each run on the qrels queries it retrieved for.
-        Run queries without qrels are never evaluated.
+        True (default): every run on every qrels query, a run's missing queries scoring 0
+        (trec_eval ``-c``, and what :func:`rankframe.evaluate_run` and ``rf.judge`` do);
+        False: each run on the qrels queries it retrieved for (trec_eval without ``-c``,
+        pytrec_eval; ``rankframe compare`` without ``-c``). Run queries without qrels are
+        never evaluated.
     depth, threshold, engine
         As for :func:`rankframe.evaluate.evaluate_run`.
     system

@@ -59,11 +59,11 @@ def test_summarize_evaluate_runs_compare_and_groups() -> None:
     per_query = rf.evaluate_run(RUN, QRELS, MEASURES)
     assert_frame_equal(rf.summarize(per_query.to_pandas()), rf.summarize(per_query))
     runs = {"one": RUN.to_pandas(), "two": RUN.with_columns(-pl.col("score")).to_arrow()}
-    stacked = rf.evaluate_runs(runs, QRELS.to_pandas(), ["P@1"])
+    stacked = rf.evaluate_runs(runs, QRELS.to_pandas(), ["P@1"], all_queries=False)
     assert stacked.rows() == [("one", "a", 0.0), ("one", "b", 0.0), ("two", "a", 0.0),
                               ("two", "b", 1.0)]
     pytest.importorskip("scipy")
-    from_runs = rf.compare(runs, qrels=QRELS.to_arrow(), measures=["P@1"])
+    from_runs = rf.compare(runs, qrels=QRELS.to_arrow(), measures=["P@1"], all_queries=False)
     from_table = rf.compare(stacked.to_pandas())
     assert from_runs["mean"].to_list() == from_table["mean"].to_list() == [0.0, 0.5]
     jg = QRELS.with_columns(jg=pl.lit("u")).select("qid", "jg", "docid", "rel")

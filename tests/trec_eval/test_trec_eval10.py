@@ -206,3 +206,27 @@ def test_measure_parameters_read_as_trec_eval10_reads_them(binary: Path, spec: s
     else:  # trec_eval: "Negative cutoff detected" / "duplicate cutoffs detected"
         assert status == 1 and out.getvalue() == "", (spec, done.stderr)
         assert err.getvalue().startswith(f"rankframe: error: -m {spec}: "), err.getvalue()
+
+
+def first_eval_command(page: Path) -> list[str]:
+    """The arguments of the first ``rankframe eval`` command in a page's ``sh`` blocks."""
+    text = page.read_text(encoding="utf-8")
+    for block in text.split("```sh\n")[1:]:
+        line = block.partition("```")[0].strip()
+        if line.startswith("rankframe eval "):
+            return line.split()[2:]
+    raise AssertionError(f"{page}: no rankframe eval command")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started/trec-eval.md"])
+def test_the_first_example_prints_the_binarys_bytes(binary: Path, page: str) -> None:
+    """The first ``rankframe eval`` a reader meets prints what the trec_eval 10 binary
+    prints on the same files (issue 36: it used to be an answer the binary refuses)."""
+    args = first_eval_command(support.REPO / page)
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True,
+                          cwd=support.REPO, check=True)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+            contextlib.chdir(support.REPO):
+        assert main(["eval", *args]) == 0
+    assert out.getvalue() == done.stdout and done.stdout
