@@ -330,6 +330,8 @@ def _from_peers(label: str, name: str, params: str, cutoff: str | None
         elif key == "gains" and value.startswith("{") and value.endswith("}"):
             pairs = [pair.partition(":") for pair in _items(value[1:-1])]
             kept.append("gains=" + ";".join(f"{g.strip()}:{v.strip()}" for g, _, v in pairs))
+        elif key == "beta" and peer == "setf" and cutoff is None:  # trec_eval's set_F.x
+            cutoff = value
         elif key == "relative" and peer == "setp":
             if value.lower() == "true":
                 name, alias = "relative_p", _ALIASES["relative_p"]
