@@ -391,8 +391,75 @@ def _torch_metric(function: str, original: Callable[..., Any]) -> Callable[..., 
     return metric
 
 
+#: TorchMetrics' Retrieval* classes -> their per-query functional (its measure above).
+TORCH_CLASSES = {
+    "RetrievalMAP": "retrieval_average_precision", "RetrievalMRR": "retrieval_reciprocal_rank",
+    "RetrievalNormalizedDCG": "retrieval_normalized_dcg",
+    "RetrievalPrecision": "retrieval_precision", "RetrievalRecall": "retrieval_recall",
+    "RetrievalHitRate": "retrieval_hit_rate", "RetrievalRPrecision": "retrieval_r_precision",
+}
+#: TorchMetrics' "no positive target" is "no target > 0": the smallest positive threshold.
+ANY_POSITIVE = math.ulp(0.0)
+
+
+def _torch_compute(function: str) -> Callable[[Any], Any]:
+    """A ``Retrieval*`` class's ``compute`` on rankframe: the accumulated ``(preds,
+    target, indexes)`` through rankframe's TorchMetrics-style array route, every query in one
+    call, ``empty_target_action`` as rankframe's ``no_relevant``, then the class's own
+    aggregation of the per-query values."""
+    from rankframe.averaging import no_relevant_rows
+
+    measure_of, positive_only = TORCH_NAMES[function]
+
+    def compute(self: Any) -> Any:
+        import torch
+        from torchmetrics.retrieval.base import _retrieval_aggregate
+        from torchmetrics.utilities.data import dim_zero_cat
+
+        indexes, preds = dim_zero_cat(self.indexes), dim_zero_cat(self.preds)
+        target = dim_zero_cat(self.target)
+        k = getattr(self, "top_k", getattr(self, "k", None))  # the classes name it either way
+        measure = measure_of.format(k=f"@{k}" if k else "")
+        if function == "retrieval_precision":
+            measure = f"P(divisor=min)@{k}" if k and self.adaptive_k else measure
+            if not k:  # top_k None: every document of the query
+                measure = "P(divisor=min)@9223372036854775807"
+        run = peer_frame("peer_suites", "run", (preds.float(), indexes),
+                         ("qid", "docid", "score"))
+        qrels = peer_frame("peer_suites", "qrels", (target, indexes), ("qid", "docid", "rel"))
+        assert run is not None and qrels is not None
+        if positive_only:
+            run = run.filter(pl.col("score") > 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if function == "retrieval_normalized_dcg":  # tied scores averaged, as TorchMetrics
+                measure = f"ndcg_ties{'@' + str(k) if k else ''}"
+                table = rf.evaluate(rf.judge(run, qrels, ties="average"), [measure])
+            else:
+                table = rf.evaluate_run(run, qrels, [measure], threshold=ANY_POSITIVE)
+        action = {"skip": "skip", "neg": "neg", "pos": "pos", "error": "error"}[
+            self.empty_target_action]
+        try:
+            table = no_relevant_rows("compute", table, qrels, query="qid", rel="rel",
+                                     threshold=ANY_POSITIVE, action=action)
+        except rf.InputError:  # rankframe's refusal, in TorchMetrics' words and type
+            raise ValueError("`compute` method was provided with a query with no positive "
+                             "target.") from None
+        if table.height == 0:
+            return torch.tensor(0.0).to(preds)
+        values = torch.tensor([_value(v) for v in table[measure]]).to(preds)
+        return _retrieval_aggregate(values, self.aggregation)
+
+    return compute
+
+
 def swap_torchmetrics() -> None:
     import importlib
+
+    import torchmetrics.retrieval as classes
+
+    for name, function in TORCH_CLASSES.items():
+        getattr(classes, name).compute = _torch_compute(function)
 
     import torchmetrics.functional.retrieval as functional
 
