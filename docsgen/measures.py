@@ -19,7 +19,7 @@ from pathlib import Path
 
 import rankframe
 from docsgen.docstrings import to_markdown
-from docsgen.peers import NOTES, PEERS
+from docsgen.peers import CONVENTIONS, NOTES, PEERS
 from rankframe import measures, trec_eval
 from rankframe.errors import MeasureError
 from rankframe.faces.table import BEGIN, END
@@ -117,11 +117,23 @@ def face_support(text: str | None = None
     return names, support
 
 
+def _peer_table() -> list[str]:
+    """The "How peers differ" table: each tool's conventions and rankframe's way to them."""
+    header = ("tool", "queries averaged", "tied scores", "measures", "in rankframe")
+    rows = [header, ("---",) * len(header),
+            *((f"**{row[0]}**", *row[1:]) for row in CONVENTIONS)]
+    return ["", "## How peers differ", "",
+            "Where the numbers of other evaluation tools differ from rankframe's defaults, "
+            "and the parameter that gives theirs (each metric below adds its own notes):",
+            "", *("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                  for row in rows)]
+
+
 def page() -> str:
     """The whole Markdown page."""
     strings, trec = measure_strings(), trec_names()
     _, support = face_support()
-    lines = ["# Measure reference", "", INTRO]
+    lines = ["# Measure reference", "", INTRO, *_peer_table()]
     for name, metric in METRICS.items():
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "

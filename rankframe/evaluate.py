@@ -16,10 +16,11 @@ from typing import Any
 import polars as pl
 
 from rankframe import faces
+from rankframe.averaging import NoRelevant, answered_queries, no_relevant_rows
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
-from rankframe.frames import Eager, eager, graded_qrels, to_polars
+from rankframe.frames import Eager, eager, graded_qrels, run_and_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import Checked, check_frame, check_judged
@@ -212,6 +213,8 @@ def evaluate_run(
     threshold: float = 1,
     con: Any = None,
     judged_only: bool = False,
+    all_queries: bool = True,
+    no_relevant: NoRelevant = "keep",
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
     ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)``
@@ -229,8 +232,10 @@ def evaluate_run(
     ----------
     run, qrels
         The run (``query``, ``doc``, ``score``) and the qrels (``query``, ``doc``, ``rel``),
-        Polars DataFrames or LazyFrames, pandas DataFrames or pyarrow Tables, as for
-        :func:`rankframe.judge`.
+        Polars DataFrames or LazyFrames, pandas DataFrames or pyarrow Tables, or the peers'
+        forms (a dict ``{qid: {docid: score}}``, ranx ``Run``/``Qrels``, ir_measures
+        namedtuples, TorchMetrics-style ``(preds, indexes)`` / ``(target, indexes)``), as
+        for :func:`rankframe.judge`.
     measures
         Measure strings, as for :func:`evaluate`.
     query, doc, score
@@ -245,6 +250,15 @@ def evaluate_run(
         As for :func:`evaluate`.
     judged_only
         Rank only the judged documents (trec_eval ``-J``), as for :func:`rankframe.judge`.
+    all_queries
+        True (default): a row for every qrels query, those the run did not answer scoring
+        0 (trec_eval ``-c``, ir_measures, ranx); False: the qrels queries the run answered
+        (trec_eval without ``-c``, pytrec_eval). The same parameter and default as
+        :func:`rankframe.evaluate_runs` (:mod:`rankframe.averaging`).
+    no_relevant
+        A query with no relevant row: ``"keep"`` its values (default), ``"neg"`` 0,
+        ``"pos"`` 1, ``"skip"`` left out, ``"error"`` refused (TorchMetrics'
+        ``empty_target_action``, whose default is ``"neg"``).
 
     Examples
     --------
@@ -256,7 +270,7 @@ def evaluate_run(
     [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
     """
     fn = "evaluate_run"
-    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    run, qrels = run_and_qrels(fn, run, qrels, query=query, doc=doc, score=score, rel=rel)
     qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
@@ -264,16 +278,29 @@ def evaluate_run(
             or not _positive_rows_suffice(parsed)):
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth,
                        judged_only=judged_only)
-        return evaluate(judged, measures, query=query, rel=rel, engine=engine,
-                        threshold=threshold, con=con)
+        return _queries(fn, evaluate(judged, measures, query=query, rel=rel, engine=engine,
+                                     threshold=threshold, con=con), run, qrels, query, rel,
+                        threshold, all_queries, no_relevant)
     max_grade = _exponential(parsed)
     if max_grade is not None and isinstance(qrels, pl.DataFrame) and rel in qrels.columns:
         _grades_at_most(fn, qrels, query, rel, max_grade)
     with preparing(face, parsed, con):
         rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
                                    depth=depth, judged_only=judged_only)
-    return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
-                                        connection=con))
+    return _queries(fn, face.to_polars(face.evaluate(rows, parsed, [query],
+                                                     _COLUMNS | {"rel": rel}, connection=con)),
+                    run, qrels, query, rel, threshold, all_queries, no_relevant)
+
+
+def _queries(fn: str, per_query: pl.DataFrame, run: pl.DataFrame | pl.LazyFrame,
+             qrels: pl.DataFrame | pl.LazyFrame, query: str, rel: str, threshold: float,
+             all_queries: bool, no_relevant: str) -> pl.DataFrame:
+    """evaluate_run's table on the queries ``all_queries`` and ``no_relevant`` keep
+    (:mod:`rankframe.averaging`)."""
+    if not all_queries:
+        per_query = answered_queries(per_query, run, query)
+    return no_relevant_rows(fn, per_query, qrels, query=query, rel=rel, threshold=threshold,
+                            action=no_relevant)
 
 
 def _grades_at_most(fn: str, qrels: pl.DataFrame, query: str, rel: str,

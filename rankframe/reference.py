@@ -402,6 +402,7 @@ def rbp(
     threshold: float = 1,
     graded: bool = False,
     max_grade: float | None = None,
+    clip: bool = True,
 ) -> float:
     """Contract: docs/semantics.md#rbp."""
     if graded:
@@ -422,7 +423,7 @@ def rbp(
         elif rel is None or rel <= 0 or top is None or top <= 0:
             g = 0.0
         else:
-            g = min(rel / top, 1.0)
+            g = min(rel / top, 1.0) if clip else rel / top
         if g != 0:
             total += g * weight
     return (1 - p) * total

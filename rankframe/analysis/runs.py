@@ -18,14 +18,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple, TypedDict, Unpack
+from typing import NamedTuple, TypedDict, Unpack, cast
 
 import polars as pl
 
 from rankframe import trec_eval
 from rankframe.errors import InputError
 from rankframe.evaluate import evaluate, evaluate_run
-from rankframe.frames import Eager, eager
+from rankframe.frames import Eager, run_or_qrels
 from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
@@ -212,12 +212,19 @@ def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
         yield block, stream.heads[-1]
 
 
+def _eager(frame: pl.DataFrame | pl.LazyFrame, name: str) -> pl.DataFrame:
+    if isinstance(frame, pl.LazyFrame):
+        raise TypeError(f"evaluate_runs: the {name}: expected a DataFrame (polars, pandas or "
+                        "a pyarrow Table), got a LazyFrame; collect it first")
+    return frame
+
+
 def evaluate_runs(
-    runs: Mapping[str, Eager] | PathLike | Iterable[PathLike],
-    qrels: Eager | PathLike,
+    runs: Mapping[str, Eager | object] | PathLike | Iterable[PathLike | object],
+    qrels: Eager | PathLike | object,
     measures: str | Sequence[str],
     *,
-    all_queries: bool = False,
+    all_queries: bool = True,
     depth: int | None = None,
     threshold: float = 1,
     engine: str = "polars",
@@ -228,18 +235,22 @@ def evaluate_runs(
     Parameters
     ----------
     runs
-        System name -> run frame (``qid``, ``docid``, ``score``; Polars, pandas or a pyarrow
-        Table), or run file paths, named as :func:`read_runs` names them (one path: one
-        run). A frame or bytes given directly is a TypeError.
+        System name -> run (a frame with ``qid``, ``docid``, ``score``: Polars, pandas or a
+        pyarrow Table; or a peer's form: a dict ``{qid: {docid: score}}``, a ranx ``Run``,
+        ir_measures' namedtuples, as for :func:`rankframe.judge`), or run file paths, named
+        as :func:`read_runs` names them (one path: one run), or a list of ranx ``Run``
+        objects (named by their ``name``). A frame or bytes given directly is a TypeError.
     qrels
-        The qrels frame (``qid``, ``docid``, ``rel``; Polars, pandas or a pyarrow Table) or
-        a qrels file path.
+        The qrels (a frame with ``qid``, ``docid``, ``rel``, or a peer's form) or a qrels
+        file path.
     measures
         Measure strings, as for :func:`rankframe.evaluate.evaluate`.
     all_queries
-        Evaluate every run on every qrels query, a run's missing queries scoring 0
-        (trec_eval ``-c``); by default each run on the qrels queries it retrieved for.
-        Run queries without qrels are never evaluated.
+        True (default): every run on every qrels query, a run's missing queries scoring 0
+        (trec_eval ``-c``, and what :func:`rankframe.evaluate_run` and ``rf.judge`` do);
+        False: each run on the qrels queries it retrieved for (trec_eval without ``-c``,
+        pytrec_eval; ``rankframe compare`` without ``-c``). Run queries without qrels are
+        never evaluated.
     depth, threshold, engine
         As for :func:`rankframe.evaluate.evaluate_run`.
     system
@@ -263,13 +274,20 @@ def evaluate_runs(
     [('x', '1', 1.0), ('y', '1', 0.0)]
     """
     fn = "evaluate_runs"
+    if isinstance(runs, Sequence) and not isinstance(runs, str) and runs and all(
+            type(run).__module__.partition(".")[0] == "ranx" for run in runs):
+        runs = {str(getattr(run, "name", None) or f"run_{i}"): run  # ranx: runs named
+                for i, run in enumerate(runs, start=1)}
     frames_of: Mapping[str, pl.DataFrame] = (
-        {name: eager(fn, f"run {name!r}", run) for name, run in runs.items()}
-        if isinstance(runs, Mapping) else read_runs(_paths_of(fn, runs)))
+        {name: _eager(run_or_qrels(fn, "run", run, ("qid", "docid", "score"),
+                                   f"run {name!r}"), f"run {name!r}")
+         for name, run in runs.items()}
+        if isinstance(runs, Mapping)
+        else read_runs(_paths_of(fn, cast("PathLike | Iterable[PathLike]", runs))))
     if isinstance(qrels, (str, os.PathLike)):
         qrels = read_qrels(qrels)
     else:
-        qrels = eager(fn, "qrels", qrels)
+        qrels = _eager(run_or_qrels(fn, "qrels", qrels, ("qid", "docid", "rel")), "qrels")
     labels = [measures] if isinstance(measures, str) else list(measures)
     frames = [
         trec_eval_per_query(run, qrels, labels, all_queries=all_queries, depth=depth,

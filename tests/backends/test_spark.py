@@ -214,6 +214,27 @@ def test_judge_refuses_bad_data(spark: SparkSession, run: Run, qrels: Qrels, mes
     assert str(error.value).startswith(f"judge: {message}")
 
 
+def test_judge_reads_qrels_without_grades(spark: SparkSession) -> None:
+    """rel=None (implicit feedback): every listed pair relevant with grade 1, as the Polars
+    judge gives it (issue 36: it was "the qrels has no column None")."""
+    run = spark.createDataFrame([("u1", "a", 3.0), ("u1", "b", 2.0), ("u2", "a", 1.0)],
+                                "qid string, docid string, score double")
+    held_out = spark.createDataFrame([("u1", "b"), ("u2", "c")], "qid string, docid string")
+    judged = rfs.judge(run, held_out, rel=None)
+    got = sorted(tuple(r) for r in judged.groupBy("qid").agg(rfs.precision("rel", 2),
+                                                             rfs.recall("rel")).collect())
+    run_pl = pl.DataFrame({"qid": ["u1", "u1", "u2"], "docid": ["a", "b", "a"],
+                           "score": [3.0, 2.0, 1.0]})
+    held_pl = pl.DataFrame({"qid": ["u1", "u2"], "docid": ["b", "c"]})
+    import rankframe as rf
+
+    want = rf.evaluate_run(run_pl, held_pl, ["P@2", "recall"], rel=None).rows()
+    assert got == want == [("u1", 0.5, 1.0), ("u2", 0.0, 0.0)]
+    graded = held_out.withColumn("rel", F.lit(2))
+    with pytest.raises(InputError, match="rel=None gives every qrels pair the grade 1"):
+        rfs.judge(run, graded, rel=None)
+
+
 def test_judge_refuses_bad_schemas_and_arguments(spark: SparkSession) -> None:
     run = spark.createDataFrame([("q1", "a", 1.0)], "qid string, docid string, score double")
     qrels = spark.createDataFrame([("q1", "a", 1)], "qid string, docid string, rel int")

@@ -192,10 +192,15 @@ def test_help_speaks_of_trec_eval_10() -> None:
 
 @pytest.mark.parametrize(("spec", "guess"), [
     ("ndgc", "ndcg"),
-    ("ndgc@10", "ndcg"),
-    ("ndcg_cutt.10", "ndcg_cut"),
+    ("ndgc@10", "ndcg@10"),  # the rest of what was written, where that then reads
+    ("ndcg_cutt.10", "ndcg_cut.10"),
     ("mapp", "map"),
     ("recip_rnak", "recip_rank"),
+    ("p.5", "P.5"),  # trec_eval's names in the wrong case
+    ("Ndcg.5", "ndcg"),
+    ("NDCG_CUT.5", "ndcg_cut.5"),
+    ("ndcg_cut_10@3", "ndcg@3"),  # a printed name with a cutoff after it
+    ("ndcg_cut_10@3", "ndcg_cut_10"),
 ])
 def test_an_unknown_measure_gets_a_short_did_you_mean(spec: str, guess: str,
                                                       capsys: pytest.CaptureFixture[str]) -> None:

@@ -182,3 +182,51 @@ def test_dcg_gain_pairs_match_trec_eval10(binary: Path, spec: str, qrels: str) -
         assert done.stdout.startswith(spec.replace(".", "_", 1))
         for engine in ENGINES:
             assert rankframe_eval(["--engine", engine, *args]) == done.stdout, (engine, args)
+
+
+# -m parameters read as trec_eval 10 reads them (C's atol and atof, meas_init.c): the number
+# a parameter begins with, ASCII digits only (an Arabic-Indic and a fullwidth 3 are 0);
+# what trec_eval refuses, rankframe refuses.
+PARAMETER_SPECS = ["P.1_0", "P.5x", "P. 5", "P.+5", "P.05", "P.5,1e1", "ndcg_cut.23.4",
+                   "P.99999999999999999999", "iprec_at_recall.0.5x", "Rprec_mult.0.5e0",
+                   "rbp.p=0.8x", "relstring.5x", "set_F.2x", "relstring.05",
+                   "P.\u0663", "P.\uff13", "P.x", "P.0", "P.5,", "P.-1,5", "success.0x10",
+                   "P.5,5.9"]
+
+
+@pytest.mark.parametrize("spec", PARAMETER_SPECS)
+def test_measure_parameters_read_as_trec_eval10_reads_them(binary: Path, spec: str) -> None:
+    args = ["-q", "-m", spec, str(DATA / "qrels.test"), str(DATA / "results.test")]
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["eval", "--engine", "python", *args])
+    if done.returncode == 0:
+        assert (status, out.getvalue()) == (0, done.stdout), spec
+    else:  # trec_eval: "Negative cutoff detected" / "duplicate cutoffs detected"
+        assert status == 1 and out.getvalue() == "", (spec, done.stderr)
+        assert err.getvalue().startswith(f"rankframe: error: -m {spec}: "), err.getvalue()
+
+
+def first_eval_command(page: Path) -> list[str]:
+    """The arguments of the first ``rankframe eval`` command in a page's ``sh`` blocks."""
+    text = page.read_text(encoding="utf-8")
+    for block in text.split("```sh\n")[1:]:
+        line = block.partition("```")[0].strip()
+        if line.startswith("rankframe eval "):
+            return line.split()[2:]
+    raise AssertionError(f"{page}: no rankframe eval command")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started/trec-eval.md"])
+def test_the_first_example_prints_the_binarys_bytes(binary: Path, page: str) -> None:
+    """The first ``rankframe eval`` a reader meets prints what the trec_eval 10 binary
+    prints on the same files (issue 36: it used to be an answer the binary refuses)."""
+    args = first_eval_command(support.REPO / page)
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True,
+                          cwd=support.REPO, check=True)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+            contextlib.chdir(support.REPO):
+        assert main(["eval", *args]) == 0
+    assert out.getvalue() == done.stdout and done.stdout
