@@ -171,7 +171,7 @@ def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
     One pass proves a valid table valid: the values in one aggregate (no NULL key, no rank
     below 1, no NaN or infinite grade), then the ranks unique within each query, by
     comparing neighbours when the rows come in order (:func:`valid_in_order`), else in one
-    scatter over (query, rank) (:func:`rankframe.table.repeats.repeated_groups`). Only a
+    scatter over (query, rank) (:func:`rankframe.table.ranks.repeated_groups`). Only a
     table that fails is searched again, by :func:`locate_problem`, to name the problem."""
     _check_schema(data.schema, keys, rel, rank)
     if data.height == 0:
@@ -259,9 +259,9 @@ def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> Checked |
 def _unique_in_any_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series | None:
     """For a table in any order whose values have passed: one row of each query (True there)
     if no query has a rank twice, else None. Each row gets its query's code, the rows' (code,
-    rank) pairs are proven distinct by :func:`~rankframe.table.repeats.repeated_groups`, and
-    each code's last row is marked. A single integer key whose values span at most
-    :data:`~rankframe.table.repeats.DENSE_FACTOR` times the rows is its own code (less its
+    rank) pairs are proven distinct by :func:`~rankframe.table.ranks.repeated_groups`, and
+    each code's first row is marked. A single integer key whose values span at most
+    :data:`~rankframe.table.ranks.DENSE_FACTOR` times the rows is its own code (less its
     smallest value); any other key is hashed once, by a group-by that gathers each query's
     ranks and a row number."""
     ranks = data.get_column(rank)
@@ -277,10 +277,7 @@ def _unique_in_any_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.S
         code, size = codes
         if ranks.dtype != pl.Null and repeated_groups(code, ranks, size).len():
             return None
-        # Each code's slot ends up with one of its rows (the last written): any row will do.
-        row = pl.int_range(data.height, eager=True, dtype=pl.Int64)
-        slots = pl.repeat(-1, size, eager=True, dtype=pl.Int64).scatter(code, row)
-        rows = slots.filter(slots >= 0)
+        rows = code.arg_unique()  # each query's first row
     return pl.repeat(False, data.height, eager=True, dtype=pl.Boolean).scatter(rows, True)
 
 
