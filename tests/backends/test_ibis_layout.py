@@ -2,6 +2,7 @@
 (``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/ibis/gains.py``), each module of a
 readable size, and the public module's names (the PostgreSQL launcher is test tooling now:
 ``tests/support/postgres.py``)."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import importlib
 
 import pytest
 
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("ibis")
 
 import rankframe as rf
 import rankframe.ibis as rfi

@@ -2,12 +2,15 @@
 (``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/spark/gains.py``), each module of
 a readable size, the public module's names unchanged, and every builder's ``Returns``
 section written from the registry. Needs PySpark, not a JVM."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'rankframe[spark]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("pyspark")
 
 import rankframe as rf
 import rankframe.faces.spark as face_package
