@@ -3,8 +3,8 @@ directory: a user runs them from a checkout, which must stay clean (files go to 
 directory; scripts are piped). ``tests/docs/test_snippets.py`` checks what they print; this runs
 again only the snippets that look like they write, and lists what they left behind.
 
-Also: the README is a first visit (at most 200 lines, an install section, the quick start's
-two commands) and defines the words it uses before using them."""
+Also: the README opens with an install section and the quick start's two commands, and
+defines the words it uses before using them."""
 
 from __future__ import annotations
 
@@ -77,9 +77,10 @@ def test_the_writers_are_found() -> None:
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
-def test_the_readme_fits_a_first_visit() -> None:
+def test_the_readme_starts_with_install_and_the_quick_start_commands() -> None:
+    """The README's first sections are the install and the quick start, whose commands are
+    the ones CI runs (its length is a maintainer's check: ``python -m tests.layout``)."""
     lines = README.splitlines()
-    assert len(lines) <= 200, f"README.md has {len(lines)} lines"
     headings = [line for line in lines if line.startswith("## ")]
     assert headings[:2] == ["## Install", "## Quick start"]
     quick = README[README.index("## Quick start"):README.index("\n## ", README.index(
