@@ -20,8 +20,8 @@ from rankframe.faces.polars.face import expression
 from rankframe.measures import Measure, parse_all
 from rankframe.registry import METRICS, Metric
 from tests.conftest import skip_unless_runnable
-from tests.support.faces import evaluate, examples, measure
-from tests.support.strategies import metric_params, tables_for
+from tests.support.faces import evaluate, examples, measure, tables_per_example
+from tests.support.strategies import metric_params, stacked, tables_for
 
 PRUNABLE = [m for m in METRICS.values() if m.positive_rows.__name__ != "_never"]
 FAMILIES = sorted({m.family for m in PRUNABLE})
@@ -98,8 +98,11 @@ def test_declared_metrics_ignore_other_rows(family: str, pruning_face: Face) -> 
     metrics = [m for m in PRUNABLE if m.family == family]
     face = pruning_face
 
+    tables = st.lists(tables_for(metrics[0]), min_size=1,
+                      max_size=tables_per_example(face, tables=1)).map(stacked)
+
     @settings(max_examples=examples(face, share=SHARE[face.name]))
-    @given(judged=tables_for(metrics[0]), measures=prunable_measures(metrics), data=st.data())
+    @given(judged=tables, measures=prunable_measures(metrics), data=st.data())
     def check(judged: pl.DataFrame, measures: list[Measure], data: st.DataObject) -> None:
         assert measures
         drop = data.draw(st.lists(st.booleans(), min_size=judged.height,
