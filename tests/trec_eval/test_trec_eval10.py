@@ -84,9 +84,10 @@ SCORES = st.sampled_from([0.0, 1.0, 1.5, 2.0, -0.5, 3.25])
 def cases(draw: st.DrawFn, complete: bool = True) -> TrecCase:
     """Runs and qrels with ties, ids that sort differently as bytes and as numbers, negative
     grades (a query's all negative too), run queries without qrels and, with ``complete``
-    (``-c``), qrels queries without results. trec_eval 10 stops on a qrels query without
-    results unless ``-c``, and when the first qrels query (in byte order) has only negative
-    grades: the listed departures, checked on their own below, are not generated."""
+    (``-c``), qrels queries without results (in every other case at least). trec_eval 10
+    stops on a qrels query without results unless ``-c``, and when the first qrels query
+    (in byte order) has only negative grades: the listed departures, checked on their own
+    below, are not generated."""
     qids = draw(st.lists(st.sampled_from(["q1", "q2", "7", "10", "q3"]), min_size=1,
                          max_size=4, unique=True))
     sides = ["both", "both", "run", "qrels"] if complete else ["both", "both", "run"]
@@ -99,6 +100,10 @@ def cases(draw: st.DrawFn, complete: bool = True) -> TrecCase:
         if side != "run":
             pool = draw(st.lists(DOCS, min_size=1, max_size=8, unique=True))
             qrels[q] = {d: draw(st.sampled_from([-1, 0, 0, 1, 1, 2, 3])) for d in pool}
+    if complete and draw(st.booleans()):  # -c's own case: a qrels query without results
+        missing = draw(st.sampled_from(["q9", "8", "11"]))
+        pool = draw(st.lists(DOCS, min_size=1, max_size=4, unique=True))
+        qrels[missing] = {d: draw(st.sampled_from([-1, 0, 1, 2])) for d in pool}
     first = qrels[min(qrels, key=str.encode)]
     if max(first.values()) < 0:
         first[draw(st.sampled_from(sorted(first)))] = draw(st.sampled_from([0, 1, 2]))
