@@ -101,9 +101,24 @@ def needs_beyond_test(item: pytest.Item) -> bool:
                for name in marker.args)
 
 
+#: The order the test folders run in: every face against the oracle first (the worked
+#: examples and the ideal orderings before the hypothesis loops), so that a wrong number
+#: fails a run with ``-x`` in its first seconds; then trec_eval's bytes, the units, the
+#: command line, the documentation, what one face has.
+FOLDER_ORDER = ("conformance", "trec_eval", "units", "cli", "docs", "backends")
+
+
+def _folder_rank(item: pytest.Item) -> int:
+    parts = item.nodeid.split("/")
+    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+    return FOLDER_ORDER.index(folder) if folder in FOLDER_ORDER else len(FOLDER_ORDER)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With ``--face-tests-only``, keep only the tests of the selected faces; with
+    """Run the folders in :data:`FOLDER_ORDER` (each file's tests in their own order). With
+    ``--face-tests-only``, keep only the tests of the selected faces; with
     ``--extra-tests-only``, only those needing more than the test extra (both: either)."""
+    items.sort(key=_folder_rank)  # stable: the same order on every xdist worker
     faces_only = config.getoption("--face-tests-only")
     extras_only = config.getoption("--extra-tests-only")
     if not (faces_only or extras_only):
