@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     from rankframe.analysis import report
     from rankframe.analysis.compare import MissingQueriesError, compare
     from rankframe.analysis.runs import evaluate_runs, read_runs
+    from rankframe.cli.measure_option import check_measure_option
     from rankframe.io import read_qrels
     from rankframe.measures import expand
-    from rankframe.trec_eval.option import check_measure_option
 
     if len(args.runs) < 2:
         raise RankframeError("compare needs at least two runs")

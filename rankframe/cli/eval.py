@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``--output``), return 0."""
     if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
         if args.m:
-            from rankframe.trec_eval.option import describe_option
+            from rankframe.cli.measure_option import describe_option
 
             sys.stdout.write("".join(describe_option(spec) for spec in args.m))
         else:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from rankframe import trec_eval
+from rankframe.cli.measure_option import measure_option_error
 from rankframe.errors import MeasureError, RankframeError
 from rankframe.measures import canonical, parse, split_cutoffs, trec_eval_name
-from rankframe.trec_eval.option import measure_option_error
 
 __all__ = ["FORMATS", "Plan", "RunEvaluator", "plan", "selection"]
 

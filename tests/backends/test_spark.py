@@ -6,6 +6,7 @@ Parity, golden cases, argument checks and ``judge`` against the oracle run for S
 conformance kit (``tests/conformance``) like for every face. Runs when the spark face is
 selected (``--faces spark`` or ``--faces all``).
 """
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'rankframe[spark]')")
+from tests.support import needs
+
+pytestmark = [needs.module_level("pyspark"), pytest.mark.face("spark")]
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -34,8 +37,6 @@ from rankframe.registry import METRICS, Metric
 from tests.support import REPO
 from tests.support.faces import COLUMNS, examples
 from tests.support.strategies import Qrels, Run, metric_params
-
-pytestmark = pytest.mark.face("spark")
 
 TOLERANCE = 1e-9
 SPARK_METRICS = sorted(rfs.SUPPORTED_METRICS)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import rankframe as rf
-from tests.support import REPO
+from tests.support import REPO, needs
 from tests.support.notebook import NOTEBOOK, execute
 
-nbformat = pytest.importorskip("nbformat")
+nbformat = needs.load("notebook")
 
 EXAMPLES = REPO / "examples"
 PLOTS = ("plots.metric_at_k", "plots.per_query_difference", "plots.precision_recall")

@@ -9,15 +9,16 @@ import sys
 import textwrap
 
 import polars as pl
+import pyarrow as pa
 import pytest
 from polars.testing import assert_frame_equal
 
 import rankframe as rf
 from rankframe.errors import InputError
-from tests.support import REPO
+from tests.support import REPO, needs
 
-pd = pytest.importorskip("pandas")
-pa = pytest.importorskip("pyarrow")
+pytestmark = needs.mark("pandas")
+pd = needs.load("pandas")
 
 RUN = pl.DataFrame({"qid": ["a", "a", "a", "b", "b"], "docid": ["x", "y", "z", "x", "w"],
                     "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
@@ -62,7 +63,7 @@ def test_summarize_evaluate_runs_compare_and_groups() -> None:
     stacked = rf.evaluate_runs(runs, QRELS.to_pandas(), ["P@1"], all_queries=False)
     assert stacked.rows() == [("one", "a", 0.0), ("one", "b", 0.0), ("two", "a", 0.0),
                               ("two", "b", 1.0)]
-    pytest.importorskip("scipy")
+    needs.require("scipy")
     from_runs = rf.compare(runs, qrels=QRELS.to_arrow(), measures=["P@1"], all_queries=False)
     from_table = rf.compare(stacked.to_pandas())
     assert from_runs["mean"].to_list() == from_table["mean"].to_list() == [0.0, 0.5]

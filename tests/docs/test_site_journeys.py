@@ -20,11 +20,9 @@ from pathlib import Path
 import pytest
 
 from docsgen.docstrings import to_markdown
-from tests.support import REPO
+from tests.support import REPO, needs
 
-pytest.importorskip("mkdocs", reason="the docs extra is not installed")
-pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed")
-pytest.importorskip("latex2mathml", reason="the docs extra is not installed (latex2mathml)")
+pytestmark = needs.module_level("docs")
 
 #: Top-level modules of the other extras: the build must not need them.
 OTHER_EXTRAS = ("pyspark", "ibis", "pandas", "scipy", "matplotlib", "sqlglot", "datafusion",

@@ -3,8 +3,8 @@ duckdb-cli``, the ``duckdb`` next to this Python): every macro's header example 
 its header says, every macro agrees with the Python package's DuckDB on generated tables,
 and the bundle refuses a DuckDB older than it supports with one line naming the version.
 
-Skipped where no ``duckdb`` command is installed beside this interpreter (or on the PATH);
-``RANKFRAME_DUCKDB_CLI=/path/to/duckdb`` tries another one.
+Skipped where no ``duckdb`` command is installed beside this interpreter (or on the PATH:
+:mod:`tests.support.needs`); ``RANKFRAME_DUCKDB_CLI=/path/to/duckdb`` tries another one.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ import math
 import os
 import random
 import re
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,21 +27,17 @@ import rankframe.duckdb
 from rankframe.faces.duckdb import call
 from rankframe.registry import METRICS, Metric
 from tests.docs.test_sql_examples import EXAMPLES, Example
-from tests.support import REPO, SQL_DIR
+from tests.support import REPO, SQL_DIR, needs
 
 HELPERS = SQL_DIR / "_helpers.sql"
 
 
-def _cli() -> str | None:
-    if os.environ.get("RANKFRAME_DUCKDB_CLI"):  # another version to try, e.g. an older one
-        return os.environ["RANKFRAME_DUCKDB_CLI"]
-    beside = Path(sys.executable).parent / "duckdb"
-    return str(beside) if beside.exists() else shutil.which("duckdb")
-
-
-CLI = _cli()
-needs_cli = pytest.mark.skipif(CLI is None, reason="no DuckDB command-line tool "
-                               "(pip install duckdb-cli)")
+#: The tool: another version to try (e.g. an older one) in RANKFRAME_DUCKDB_CLI, else this
+#: environment's.
+CLI = os.environ.get("RANKFRAME_DUCKDB_CLI") or needs.program("duckdb")
+#: What a test running the tool needs (nothing more when RANKFRAME_DUCKDB_CLI names one).
+needs_cli = (pytest.mark.usefixtures() if os.environ.get("RANKFRAME_DUCKDB_CLI")
+             else needs.mark("duckdb-cli"))
 
 
 @pytest.fixture(scope="module")

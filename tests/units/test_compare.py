@@ -12,8 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-np = pytest.importorskip("numpy")
-stats = pytest.importorskip("scipy.stats")
+from tests.support import needs
+
+np = needs.load("scipy", "numpy")
+stats = needs.load("scipy", "scipy.stats")
 
 from rankframe.analysis import compare as compare_module  # noqa: E402
 from rankframe.analysis.compare import COLUMNS, adjust_pvalues, compare  # noqa: E402
