@@ -12,6 +12,7 @@ from polars.testing import assert_frame_equal
 import rankframe as rf
 from rankframe.errors import InputError
 from tests.peers.test_readme_examples import quietly
+from tests.support import needs
 from tests.support.peers import peer
 
 RUN = {"a": {"x": 3.0, "y": 2.0}, "b": {"x": 1.0}, "d": {"x": 1.0}}
@@ -48,6 +49,7 @@ def test_no_relevant_error_names_the_query() -> None:
         rf.evaluate_run(RUN, QRELS, ["map"], no_relevant="zero")  # type: ignore[arg-type]
 
 
+@needs.mark("torchmetrics")
 @pytest.mark.parametrize("action", ["neg", "pos", "skip"])
 def test_no_relevant_is_torchmetrics_empty_target_action(action: str) -> None:
     retrieval = peer("torchmetrics").retrieval

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import rankframe as rf
+from tests.support import needs
 from tests.support.peers import peer
 
 
@@ -29,6 +30,7 @@ PYTREC_PRINTED = {"q1": {"ndcg": 0.5, "map": 0.3333333333333333},
                   "q2": {"ndcg": 0.6934264036172708, "map": 0.5833333333333333}}
 
 
+@needs.mark("pytrec_eval")
 def test_pytrec_eval_readme() -> None:
     per_query = rf.evaluate_run(PYTREC_RUN, PYTREC_QREL, {"map", "ndcg"})
     got = {row["qid"]: {"map": row["map"], "ndcg": row["ndcg"]}
@@ -46,6 +48,7 @@ RANX_RUN = {"q_1": {"d_12": 0.9, "d_23": 0.8, "d_25": 0.7, "d_36": 0.6, "d_32": 
             "q_2": {"d_12": 0.9, "d_11": 0.8, "d_25": 0.7, "d_36": 0.6, "d_22": 0.5, "d_35": 0.4}}
 
 
+@needs.mark("ranx")
 def test_ranx_readme() -> None:
     ranx = peer("ranx")
     qrels, run = ranx.Qrels(RANX_QRELS), ranx.Run(RANX_RUN)
@@ -58,6 +61,7 @@ def test_ranx_readme() -> None:
 
 
 # ir_measures' README: its measure objects, dicts or namedtuples in.
+@needs.mark("ir_measures")
 def test_ir_measures_readme() -> None:
     ir_measures = peer("ir_measures")
     m = ir_measures.measures
@@ -93,6 +97,7 @@ TORCH_EXAMPLES = [  # metric class, its arguments, rankframe's measure, printed 
 ]
 
 
+@needs.mark("torchmetrics")
 @pytest.mark.parametrize(("metric", "kwargs", "measure", "printed"), TORCH_EXAMPLES,
                          ids=[m for m, *_ in TORCH_EXAMPLES])
 def test_torchmetrics_retrieval_docs(metric: str, kwargs: dict[str, Any], measure: str,
@@ -110,6 +115,7 @@ def test_torchmetrics_retrieval_docs(metric: str, kwargs: dict[str, Any], measur
     assert got[measure].item() == pytest.approx(want, abs=1e-6)  # float32 tensors
 
 
+@needs.mark("torchmetrics")
 def test_torchmetrics_hit_rate_docs() -> None:
     retrieval = peer("torchmetrics").retrieval
     import torch
