@@ -120,7 +120,8 @@ def held_exact(face: Face, m: Measure) -> bool:
 def disagreements(face: Face, m: Measure, got: Mapping[Any, Any], want: Mapping[Any, Any]
                   ) -> tuple[list[str], float]:
     """How ``got`` (one face's values of ``m`` per query) departs from the oracle's
-    ``want``: the same queries; strings equal; numbers finite, counts integers, and equal
+    ``want``: the same queries; strings equal; NULL where the oracle's is None (a value the
+    contract leaves undefined); numbers finite, counts integers, and equal
     to the oracle's double and its printed bytes where the face declares the measure exact
     (:func:`held_exact`), else within :data:`TOLERANCE`. Returns the faults found and the
     largest difference."""
@@ -136,6 +137,10 @@ def disagreements(face: Face, m: Measure, got: Mapping[Any, Any], want: Mapping[
         if m.metric.is_string or (exact and isinstance(expected, str)):
             if value != expected:
                 faults.append(where)
+            continue
+        if expected is None or value is None:  # undefined (an empty list): NULL on both
+            if value is not expected:
+                faults.append(where + " (NULL on one side only)")
             continue
         if not isinstance(value, int | float) or isinstance(value, bool) \
                 or not math.isfinite(value):

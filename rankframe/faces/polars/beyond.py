@@ -49,10 +49,15 @@ def recommended(rank: pl.Expr, k: int | None) -> pl.Expr:
     return retrieved(rank, k)
 
 
+def squared_norm(vectors: pl.Expr) -> pl.Expr:
+    """Each vector's squared Euclidean norm."""
+    return vectors.cast(pl.List(pl.Float64)).list.eval(pl.element().pow(2).sum()).list.first()
+
+
 def unit_vectors(vectors: pl.Expr) -> pl.Expr:
     """Each vector divided by its Euclidean norm (a list of Float64); all zeros stay zeros."""
     values = vectors.cast(pl.List(pl.Float64))
-    norm = values.list.eval(pl.element().pow(2).sum().sqrt()).list.first()
+    norm = squared_norm(values).sqrt()
     return pl.when(norm > 0).then(values / norm).otherwise(values * 0.0)
 
 

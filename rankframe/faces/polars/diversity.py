@@ -13,7 +13,13 @@ from typing import Literal
 import polars as pl
 
 from rankframe.faces.polars import expr
-from rankframe.faces.polars.beyond import one_length, position_sums, recommended, unit_vectors
+from rankframe.faces.polars.beyond import (
+    one_length,
+    position_sums,
+    recommended,
+    squared_norm,
+    unit_vectors,
+)
 from rankframe.faces.polars.expr import IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
 
@@ -74,7 +80,7 @@ def ild_features(features: IntoExpr = "features", k: int | None = None, *,
     n = vectors.len()
     units = unit_vectors(vectors.drop_nulls())
     sums = position_sums(units)
-    nonzero = expr.count(units.list.sum() != 0.0)  # exact: a unit vector's entries
+    nonzero = expr.count((squared_norm(vectors.drop_nulls()) > 0).fill_null(False))
     pair_total = sums.pow(2).sum() - nonzero.cast(pl.Float64)
     value = _one_minus_pair_mean(pair_total, n)
     return pl.when(one_length(vectors.drop_nulls())).then(value).alias(
