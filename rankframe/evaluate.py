@@ -16,6 +16,9 @@ from typing import Any
 import polars as pl
 
 from rankframe import faces
+from rankframe.beyond import scoped
+from rankframe.beyond.catalog import Catalog, reads_items, with_items
+from rankframe.beyond.scoped import run_summary
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
@@ -78,6 +81,7 @@ def evaluate(
     engine: str = "polars",
     threshold: float = 1,
     con: Any = None,
+    catalog: Catalog | None = None,
 ) -> pl.DataFrame:
     """Per-query values of several measures over a judged long table, in one pass.
 
@@ -105,6 +109,13 @@ def evaluate(
         Relevance level: rel >= threshold is relevant (trec_eval ``-l``).
     con
         DuckDB connection to use with ``engine="duckdb"`` (the macros are loaded if absent).
+    catalog
+        The items, training interactions and fairness target
+        (:class:`rankframe.Catalog`) that beyond-accuracy measures (``"coverage@10"``,
+        ``"novelty@10"``, ``"ild_category@10"`` ...) read what the table lacks from: joined
+        once (docs/semantics.md#the-catalog-inputs). A run measure (coverage, entropy, gini)
+        gets its run's value on each query's row: the run is the query key's leading
+        columns, or the whole table for one query column.
 
     Returns
     -------
@@ -123,6 +134,8 @@ def evaluate(
     _distinct("evaluate", keys, rel, rank)
     face, parsed = _parsed("evaluate", measures, keys, engine, threshold)
     columns = _COLUMNS | {"rel": rel, "rank": rank}
+    if catalog is not None or reads_items(parsed):  # beyond accuracy: item inputs, joined
+        judged, parsed, columns = with_items("evaluate", judged, parsed, keys, columns, catalog)
     _require_read("evaluate", judged, parsed, columns)
     max_grade = _exponential(parsed)
     # Only the columns the measures read go further.
@@ -147,7 +160,7 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    return face.to_polars(face.evaluate(judged, parsed, keys, columns, connection=con))
+    return scoped.evaluate(face, judged, parsed, keys, columns, con)
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
@@ -208,6 +221,7 @@ def evaluate_run(
     threshold: float = 1,
     con: Any = None,
     judged_only: bool = False,
+    catalog: Catalog | None = None,
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
     ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)``
@@ -241,6 +255,8 @@ def evaluate_run(
         As for :func:`evaluate`.
     judged_only
         Rank only the judged documents (trec_eval ``-J``), as for :func:`rankframe.judge`.
+    catalog
+        As for :func:`evaluate`; its item and user columns default to ``doc`` and ``query``.
 
     Examples
     --------
@@ -256,12 +272,14 @@ def evaluate_run(
     qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
+    if catalog is not None or reads_items(parsed):
+        catalog = (catalog or Catalog()).with_defaults(doc, query)
     if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
             or not _positive_rows_suffice(parsed)):
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth,
                        judged_only=judged_only)
         return evaluate(judged, measures, query=query, rel=rel, engine=engine,
-                        threshold=threshold, con=con)
+                        threshold=threshold, con=con, catalog=catalog)
     max_grade = _exponential(parsed)
     if max_grade is not None and isinstance(qrels, pl.DataFrame) and rel in qrels.columns:
         _grades_at_most(fn, qrels, query, rel, max_grade)
@@ -291,6 +309,8 @@ def _aggregate(measure: Measure) -> pl.Expr:
         return column.sum()
     if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
         return pl.lit(None, dtype=pl.String)
+    if measure.summary == "run":  # each query repeats its run's value: that value, once
+        return run_summary(column)
     # As trec_eval: the values added in query order, then one division by their number
     # (docs/semantics.md#exactness); Polars' mean adds pairwise.
     values = column.drop_nulls().cast(pl.Float64)

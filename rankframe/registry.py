@@ -120,6 +120,11 @@ class Metric:
     #: A string per query (``relstring``), not a number: no summary over queries.
     is_string: bool = False
     scope: Scope = "list"
+    #: Its measure-string names, the first canonical (``"coverage catalog_coverage"``), and
+    #: their one-line help; :mod:`rankframe.measures` registers them (a metric without
+    #: ``names`` is named there by hand, with its trec_eval forms).
+    names: str = field(default="", compare=False)
+    help: str = field(default="", compare=False)
 
     @property
     def macro(self) -> str:
@@ -405,21 +410,35 @@ _DECLARED = (
            family="overlap", columns=RANKINGS),
     # Beyond accuracy (docs/semantics.md#beyond-accuracy): the catalogue over a whole run,
     # and popularity, diversity and fairness per list.
-    Metric("coverage", (K, CATALOG), family="catalog", columns=ITEMS, scope="run", exact=True),
+    Metric("coverage", (K, CATALOG), family="catalog", columns=ITEMS, scope="run", exact=True,
+           names="coverage catalog_coverage item_coverage itemcoverage",
+           help="share of the catalogue recommended (run)"),
     Metric("entropy", (K, LOG, _ENTROPY_DIVISOR), family="catalog", columns=ITEMS,
-           scope="run"),
-    Metric("gini", (K, _GINI_OVER, CATALOG), family="catalog", columns=ITEMS, scope="run"),
+           scope="run", names="entropy distributional_coverage shannon_entropy shannonentropy",
+           help="Shannon entropy of the items' share of recommendations (run)"),
+    Metric("gini", (K, _GINI_OVER, CATALOG), family="catalog", columns=ITEMS, scope="run",
+           names="gini gini_index giniindex", help="Gini index of the items' counts (run)"),
     Metric("novelty", (K, _TOTAL, _UNSEEN, LOG), family="popularity_bias",
-           columns=("pop", "rank")),
-    Metric("popularity", (K,), family="popularity_bias", columns=("pop", "rank")),
+           columns=("pop", "rank"), names="novelty",
+           help="mean self-information -log2(popularity share) of the items"),
+    Metric("popularity", (K,), family="popularity_bias", columns=("pop", "rank"),
+           names="popularity arp average_popularity averagepopularity",
+           help="mean training popularity of the items"),
     Metric("tail_share", (K,), family="popularity_bias", columns=("tail", "rank"),
-           exact=True),
-    Metric("ild_category", (K,), family="diversity", columns=("category", "rank")),
-    Metric("ild_features", (K,), family="diversity", columns=("features", "rank")),
-    Metric("ild_pairs", (), family="diversity", columns=("pair_similarity", "rank")),
+           exact=True, names="tail_share tail_percentage tailpercentage",
+           help="share of the items from the long tail"),
+    Metric("ild_category", (K,), family="diversity", columns=("category", "rank"),
+           names="ild_category", help="share of pairs of items in different categories"),
+    Metric("ild_features", (K,), family="diversity", columns=("features", "rank"),
+           names="ild_features", help="1 - mean cosine of the items' feature vectors"),
+    Metric("ild_pairs", (), family="diversity", columns=("pair_similarity", "rank"),
+           names="ild_pairs diversity",
+           help="1 - mean similarity of the list's pairs (co-occurrence by default)"),
     Metric("serendipity", (K, THRESHOLD, _RELEVANCE), family="diversity",
-           columns=("similarity", "rank", "rel")),
-    Metric("awrf", (K,), family="fairness", columns=("alignment", "rank", "target")),
+           columns=("similarity", "rank", "rel"), names="serendipity",
+           help="mean relevance x (1 - similarity to the user's history)"),
+    Metric("awrf", (K,), family="fairness", columns=("alignment", "rank", "target"),
+           names="awrf", help="attention-weighted rank fairness against a target"),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
     Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),
