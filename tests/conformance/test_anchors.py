@@ -27,6 +27,7 @@ from rankframe.beyond import scoped
 from rankframe.beyond.catalog import Catalog, with_items
 from rankframe.evaluate import summarize
 from rankframe.faces.base import Face, parse_for, supports
+from rankframe.measures import parse_all
 from tests.support.faces import COLUMNS
 
 
@@ -35,10 +36,10 @@ def evaluate_on(face: Face, table: pl.DataFrame, measures: Sequence[str], *,
     """``rf.evaluate(table, measures, catalog=...)`` through any face: the catalog joined in
     Polars, the measures computed by the face."""
     keys = [query] if isinstance(query, str) else query
-    parsed = parse_for(face, list(measures), keys, 1)
-    for m in parsed:
+    for m in parse_all(list(measures)):
         if not supports(face, m.metric):
             pytest.skip(f"{face.name} has no {m.metric.name}")
+    parsed = parse_for(face, list(measures), keys, 1)
     columns = COLUMNS | {"rel": rel}
     judged, parsed, columns = with_items("evaluate", table, parsed, keys, columns, catalog)
     return scoped.evaluate(face, judged, parsed, keys, columns)

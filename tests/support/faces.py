@@ -47,7 +47,11 @@ def measure(metric: Metric, values: Mapping[str, Any], label: str = "value") -> 
 
 def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure]
              ) -> dict[str, dict[Any, Any]]:
-    """The measures through ``face`` in one call: {label: {query id: value}}."""
+    """The measures through ``face`` in one call: {label: {query id: value}}. The face gets
+    the query column and the columns the measures read (a SQL engine without arrays, SQLite,
+    could not hold the vector columns of other metrics)."""
+    read = list(dict.fromkeys(["qid", *(COLUMNS[c] for m in measures for c in m.metric.columns)]))
+    judged = judged.select(read)
     table = judged if isinstance(judged, pl.LazyFrame) else face.native(judged)
     result = face.to_polars(face.evaluate(table, measures, ["qid"], COLUMNS))
     keys = result["qid"].to_list()

@@ -15,7 +15,18 @@ import polars as pl
 from rankframe.errors import RankframeError
 from rankframe.faces.base import Face, Role, Ties
 from rankframe.faces.ibis import columns as cols
-from rankframe.faces.ibis import correlation, counts, gains, ranked, tied, trec, user
+from rankframe.faces.ibis import (
+    catalog,
+    correlation,
+    counts,
+    diversity,
+    gains,
+    popularity_bias,
+    ranked,
+    tied,
+    trec,
+    user,
+)
 from rankframe.faces.ibis.columns import Final, Table
 from rankframe.faces.ibis.correlation import with_pair_counts
 from rankframe.faces.ibis.judge import IbisJudge, case_distinct
@@ -52,7 +63,7 @@ WINDOWED = frozenset({
     "r_precision_mult",
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
     "average_precision_ties", "kendall_tau", "kendall_distance", "bin_g", "infap", "yaap",
-    "ndcg_p",
+    "ndcg_p", "entropy", "gini", "ild_category",
 })
 
 
@@ -80,8 +91,13 @@ _NO_POSITIONAL_IDEAL = ("G's cost C_i pairs the i-th retrieved row with the firs
                         "Spark face)")
 
 
+_NO_VECTORS = ("reads a vector per row (a list of numbers) and sums vectors position by "
+               "position: arrays are not portable across the Ibis SQL engines (SQLite has "
+               "none); use the Polars, DuckDB or Spark face")
+
+
 #: Metrics no Ibis backend computes here, with the reason.
-NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL}
+NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL, "ild_features": _NO_VECTORS, "awrf": _NO_VECTORS}
 
 
 #: Measure families outside the registry that the Ibis faces lack, with the reason (as
@@ -113,7 +129,8 @@ def unsupported_metrics(backend: str) -> dict[str, str]:
 #: The Ibis builder of every metric it computes, by name (from its family module).
 _BUILDERS: dict[str, Callable[..., Final]] = {
     name: getattr(module, name)
-    for module in (counts, ranked, gains, tied, trec, user, correlation)
+    for module in (counts, ranked, gains, tied, trec, user, correlation, catalog,
+                   popularity_bias, diversity)
     for name in METRICS if hasattr(module, name)
 }
 
