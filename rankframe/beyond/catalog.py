@@ -146,13 +146,29 @@ def reads_items(measures: Sequence[Measure]) -> bool:
 
 
 class _Tables:
-    """A catalog's tables as checked Polars DataFrames, each read on first use."""
+    """A catalog's tables as checked Polars DataFrames, each read on first use, their item
+    and user columns of the recommendations' types (``keys``: column -> dtype)."""
 
-    def __init__(self, fn: str, catalog: Catalog) -> None:
+    def __init__(self, fn: str, catalog: Catalog, keys: Mapping[str, pl.DataType]) -> None:
         self.fn = fn
         self.catalog = catalog
+        self.keys = keys
         self._items: pl.DataFrame | None = None
         self._train: pl.DataFrame | None = None
+
+    def typed(self, table: str, frame: pl.DataFrame, column: str, role: str) -> pl.DataFrame:
+        """``frame`` with ``column`` of the recommendations' type for ``role`` (the values
+        converted where that loses nothing, e.g. 3 -> "3"), or an InputError."""
+        want = self.keys.get(role)
+        have = frame.schema[column]
+        if want is None or have == want:
+            return frame
+        try:
+            return frame.with_columns(pl.col(column).cast(want, strict=True))
+        except pl.exceptions.PolarsError:
+            raise InputError(f"{self.fn}: the {table} table's {column!r} is {have}, the "
+                             f"recommendations' {role} column {want}, and its values do not "
+                             f"convert; give both one type") from None
 
     def _need(self, role: str, measure: str, have: object) -> None:
         if have is None:
@@ -164,6 +180,7 @@ class _Tables:
         if self._items is None:
             items = _eager(self.fn, "items", self.catalog.items)
             item = _column(self.fn, "items", items, str(self.catalog.item))
+            items = self.typed("items", items, item, "item")
             dup = items.filter(pl.col(item).is_duplicated()).get_column(item)
             if len(dup):
                 raise InputError(f"{self.fn}: item {dup[0]!r} has several rows in the items "
@@ -183,7 +200,9 @@ class _Tables:
             if nulls.height:
                 raise InputError(f"{self.fn}: the training interactions have a NULL {user!r} "
                                  f"or {item!r} (row {nulls.row(0)})")
-            self._train = train.select(user, item)
+            train = self.typed("training interactions", train, item, "item")
+            self._train = self.typed("training interactions", train, user, "user").select(
+                user, item)
         return self._train
 
 
@@ -300,8 +319,12 @@ def attach(fn: str, judged: pl.DataFrame, measures: Sequence[Measure], keys: Seq
     item_col, user = catalog.item, catalog.user
     roles = {role: role for role in ROLES} | {"item": item_col} | dict(columns)
     roles["item"] = item_col
-    tables = _Tables(fn, catalog)
     have = set(judged.columns)
+    who = user if user in have else keys[-1]
+    key_types = {"user": judged.schema[who]}
+    if item_col in have:
+        key_types["item"] = judged.schema[item_col]
+    tables = _Tables(fn, catalog, key_types)
     # Each role a measure reads and the table lacks, with the first measure reading it.
     wanted: dict[str, str] = {}
     for m in measures:
@@ -464,8 +487,11 @@ def _fairness(fn: str, judged: pl.DataFrame, wanted: Mapping[str, str], keys: li
     out = judged
     if "target" in wanted:
         if isinstance(per_query, pl.DataFrame):
-            out = out.join(per_query, on=[k for k in keys if k in per_query.columns],
-                           how="left")
+            on = [k for k in keys if k in per_query.columns]
+            for k in on:
+                per_query = _Tables(fn, catalog, {k: judged.schema[k]}).typed(
+                    "target", per_query, k, k)
+            out = out.join(per_query, on=on, how="left")
         else:
             out = out.with_columns(target=pl.lit(pl.Series([per_query],
                                                            dtype=pl.List(pl.Float64))).first())

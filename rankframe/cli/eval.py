@@ -33,7 +33,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, NoReturn
 
 from rankframe import __version__, faces, trec_eval
-from rankframe.cli import eval_output
+from rankframe.cli import eval_items, eval_output
 from rankframe.cli.eval_plan import FORMATS, Plan, RunEvaluator, plan, selection
 from rankframe.errors import InputError, RankframeError
 from rankframe.measures import measure_names
@@ -185,6 +185,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "(an error or an interrupt leaves FILE as it was); never an input")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
+    eval_items.add_arguments(parser)
     parser.set_defaults(handler=run, eval_parser=parser)
     return parser
 
@@ -267,6 +268,8 @@ def run(args: argparse.Namespace) -> int:
     eval_output.check_not_input(args.output, [
         ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
         *([("z-score file", args.Z)] if args.Z else [])])
+    if eval_items.wanted(args):  # beyond-accuracy measures: the item inputs, the tidy table
+        return eval_items.run(args, paths)
     with contextlib.ExitStack() as stack:
         sources = {p: _stdin_source(stack) if p == STDIN else p for p in paths}
         relevance, evaluate_one = _prepared(args, list(sources.values()),

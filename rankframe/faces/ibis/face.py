@@ -14,7 +14,6 @@ import polars as pl
 
 from rankframe.errors import RankframeError
 from rankframe.faces.base import Face, Role, Ties
-from rankframe.faces.ibis import columns as cols
 from rankframe.faces.ibis import (
     catalog,
     correlation,
@@ -27,6 +26,7 @@ from rankframe.faces.ibis import (
     trec,
     user,
 )
+from rankframe.faces.ibis import columns as cols
 from rankframe.faces.ibis.columns import Final, Table
 from rankframe.faces.ibis.correlation import with_pair_counts
 from rankframe.faces.ibis.judge import IbisJudge, case_distinct
