@@ -31,6 +31,7 @@ def _log(x: float, log: str) -> float:
     return math.log2(x) if log == "log2" else math.log(x)
 
 
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
@@ -52,7 +53,8 @@ def _item_counts(rows: Iterable[tuple[Any, Any]], k: int | None) -> Counter[Any]
 def coverage(rows: Sequence[tuple[Any, Any]], k: int | None = None,
              catalog: int | None = None) -> float:
     """Contract: docs/semantics.md#coverage."""
-    return len(_item_counts(rows, k)) / _required("coverage", "catalog", catalog)
+    size: int = _required("coverage", "catalog", catalog)
+    return len(_item_counts(rows, k)) / size
 
 
 def entropy(rows: Sequence[tuple[Any, Any]], k: int | None = None, log: str = "log2",

@@ -236,12 +236,12 @@ def level_names(params: Params | None) -> list[str]:
     return BY_NAME["iprec_at_recall"].names(tuple(levels))
 
 
-def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none"]
+def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none", "run"]
                       ) -> TrecMeasure:
     """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
     ``string`` after trec_eval's measures and summarised by ``summary`` (as
     :attr:`rankframe.measures.Measure.summary`)."""
     kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only",
-                              "none": "relstring"}
+                              "none": "relstring", "run": "value"}
     kind = kinds[summary]
     return TrecMeasure(string, kind, string, trec=False)

@@ -10,7 +10,7 @@ import ibis
 from rankframe.faces.ibis import columns as cols
 from rankframe.faces.ibis.columns import Final, Table, Value
 from rankframe.faces.ibis.plan import Plan
-from rankframe.faces.ibis.popularity_bias import _mean
+from rankframe.faces.ibis.popularity_bias import mean_where
 
 
 def _one_minus_pair_mean(pair_total: Value, n: Value) -> Value:
@@ -44,5 +44,5 @@ def serendipity(plan: Plan, k: int | None, threshold: float = 1,
             return unexpected
         return ibis.ifelse(cols.relevant(plan.rel(t), threshold), unexpected, 0.0)
 
-    return _mean(plan, term, lambda t: cols.retrieved(plan.rank(t), k)
+    return mean_where(plan, term, lambda t: cols.retrieved(plan.rank(t), k)
                  & plan.col(t, "similarity").notnull())

@@ -10,7 +10,7 @@ from rankframe.faces.ibis.columns import Final, Table, Value
 from rankframe.faces.ibis.plan import Plan
 
 
-def _mean(plan: Plan, value: Final, where: Final) -> Final:
+def mean_where(plan: Plan, value: Final, where: Final) -> Final:
     """The mean of ``value`` over the rows where ``where`` holds; NULL for none."""
     total = plan.agg(lambda t: cols.sum_where(value(t), where(t)))
     n = plan.count_where(where)
@@ -36,11 +36,11 @@ def novelty(plan: Plan, k: int | None, total: int | None = None, unseen: str = "
         listed = cols.retrieved(plan.rank(t), k)
         return listed if unseen == "zero" else listed & seen(t)
 
-    return _mean(plan, information, where)
+    return mean_where(plan, information, where)
 
 
 def popularity(plan: Plan, k: int | None) -> Final:
-    return _mean(plan, lambda t: cols.as_float(plan.col(t, "pop")).fill_null(0.0),
+    return mean_where(plan, lambda t: cols.as_float(plan.col(t, "pop")).fill_null(0.0),
                  lambda t: cols.retrieved(plan.rank(t), k))
 
 
