@@ -13,12 +13,12 @@
 --     FROM (VALUES (1, 'a', 1), (1, 'b', 2), (2, 'a', 1), (2, 'c', 2)) t(user_id, item, rank);
 --     => 1.5, 0.3466
 
--- rf__entropy_of: the entropy of a list of counts.
+-- rf__entropy_of: the entropy of a list of counts c_i of total N, as log N - sum c_i log c_i / N
+-- (the same sum, with no reference to the list inside its lambda: linear in the counts).
 CREATE OR REPLACE TEMP MACRO rf__entropy_of(counts, log, divisor) AS
     CASE WHEN list_sum(counts) > 0 THEN
-        -list_sum(list_transform(counts, lambda c: c / list_sum(counts)
-                  * CASE WHEN log = 'log2' THEN log2(c / list_sum(counts))
-                         ELSE ln(c / list_sum(counts)) END))
+        (ln(list_sum(counts)) - list_sum(list_transform(counts, lambda c: c * ln(c))) / list_sum(counts))
+            / CASE WHEN log = 'log2' THEN ln(2) ELSE 1 END
             / CASE WHEN divisor = 'items' THEN len(counts) ELSE 1 END
     END;
 -- rf__unchecked_entropy: the body, without the rank guard (for tables checked already, as

@@ -16,11 +16,13 @@
 --     FROM (VALUES (1, 'a', 1), (1, 'b', 2), (2, 'a', 1), (3, 'a', 1)) t(user_id, item, rank);
 --     => 0.625, 0.25
 
--- rf__gini_of: the Gini index of counts sorted ascending, over n items.
+-- rf__gini_of: the Gini index of m counts sorted ascending, over n items: sum_j (2j - n - 1)
+-- c_(j), j = n - m + 1 ... n, is 2 sum_i i c_i + (n - 2m - 1) sum c (no reference to the list
+-- inside its lambda: linear in the counts).
 CREATE OR REPLACE TEMP MACRO rf__gini_of(counts, n) AS
     CASE WHEN list_sum(counts) > 0 AND len(counts) <= n THEN
-        list_sum(list_transform(counts, lambda c, j: (2 * j + n - 2 * len(counts) - 1) * c::DOUBLE))
-            / (n * list_sum(counts))
+        (2 * list_sum(list_transform(counts, lambda c, i: i * c::DOUBLE))
+         + (n - 2 * len(counts) - 1) * list_sum(counts)::DOUBLE) / (n * list_sum(counts))
     END;
 -- rf__unchecked_gini: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_gini is the guarded macro.

@@ -73,7 +73,8 @@ class Catalog:
         columns, with the query column(s) too for a target per query.
     item
         The item column of the recommendations and of ``items`` and ``train``; None: the
-        caller's (``evaluate``: ``"docid"``; ``evaluate_run``: its ``doc``).
+        caller's (``evaluate``: ``"docid"``, or ``"item"`` for a table without ``docid``;
+        ``evaluate_run``: its ``doc``).
     user
         The user column of ``train``; None: the query key's last column.
     category, features, group
@@ -314,6 +315,8 @@ def attach(fn: str, judged: pl.DataFrame, measures: Sequence[Measure], keys: Seq
     column of each role. Raises an :class:`InputError` naming the measure and what to give
     when an input can be found nowhere."""
     keys = list(keys)
+    if item not in judged.columns and "item" in judged.columns:
+        item = "item"  # a table of recommendations: user, item, rank
     catalog = (catalog or Catalog()).with_defaults(item, keys[-1])
     assert catalog.item is not None and catalog.user is not None
     item_col, user = catalog.item, catalog.user
