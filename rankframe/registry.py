@@ -125,6 +125,9 @@ class Metric:
     #: ``names`` is named there by hand, with its trec_eval forms).
     names: str = field(default="", compare=False)
     help: str = field(default="", compare=False)
+    #: Reads only the rows with ``rank <= k`` (its cutoff, when given): ``evaluate`` then
+    #: drops the others first, keeping a row per query (the beyond-accuracy metrics).
+    top_rows: bool = False
 
     @property
     def macro(self) -> str:
@@ -411,34 +414,38 @@ _DECLARED = (
     # Beyond accuracy (docs/semantics.md#beyond-accuracy): the catalogue over a whole run,
     # and popularity, diversity and fairness per list.
     Metric("coverage", (K, CATALOG), family="catalog", columns=ITEMS, scope="run", exact=True,
-           names="coverage catalog_coverage item_coverage itemcoverage",
+           top_rows=True, names="coverage catalog_coverage item_coverage itemcoverage",
            help="share of the catalogue recommended (run)"),
     Metric("entropy", (K, LOG, _ENTROPY_DIVISOR), family="catalog", columns=ITEMS,
-           scope="run", names="entropy distributional_coverage shannon_entropy shannonentropy",
+           scope="run", top_rows=True,
+           names="entropy distributional_coverage shannon_entropy shannonentropy",
            help="Shannon entropy of the items' share of recommendations (run)"),
     Metric("gini", (K, _GINI_OVER, CATALOG), family="catalog", columns=ITEMS, scope="run",
-           names="gini gini_index giniindex", help="Gini index of the items' counts (run)"),
+           top_rows=True, names="gini gini_index giniindex",
+           help="Gini index of the items' counts (run)"),
     Metric("novelty", (K, _TOTAL, _UNSEEN, LOG), family="popularity_bias",
-           columns=("pop", "rank"), names="novelty",
+           columns=("pop", "rank"), top_rows=True, names="novelty",
            help="mean self-information -log2(popularity share) of the items"),
     Metric("popularity", (K,), family="popularity_bias", columns=("pop", "rank"),
-           names="popularity arp average_popularity averagepopularity",
+           top_rows=True, names="popularity arp average_popularity averagepopularity",
            help="mean training popularity of the items"),
     Metric("tail_share", (K,), family="popularity_bias", columns=("tail", "rank"),
-           exact=True, names="tail_share tail_percentage tailpercentage",
+           exact=True, top_rows=True, names="tail_share tail_percentage tailpercentage",
            help="share of the items from the long tail"),
     Metric("ild_category", (K,), family="diversity", columns=("category", "rank"),
-           names="ild_category", help="share of pairs of items in different categories"),
+           top_rows=True, names="ild_category",
+           help="share of pairs of items in different categories"),
     Metric("ild_features", (K,), family="diversity", columns=("features", "rank"),
-           names="ild_features", help="1 - mean cosine of the items' feature vectors"),
+           top_rows=True, names="ild_features",
+           help="1 - mean cosine of the items' feature vectors"),
     Metric("ild_pairs", (), family="diversity", columns=("pair_similarity", "rank"),
            names="ild_pairs diversity",
            help="1 - mean similarity of the list's pairs (co-occurrence by default)"),
     Metric("serendipity", (K, THRESHOLD, _RELEVANCE), family="diversity",
-           columns=("similarity", "rank", "rel"), names="serendipity",
+           columns=("similarity", "rank", "rel"), top_rows=True, names="serendipity",
            help="mean relevance x (1 - similarity to the user's history)"),
     Metric("awrf", (K,), family="fairness", columns=("alignment", "rank", "target"),
-           names="awrf", help="attention-weighted rank fairness against a target"),
+           top_rows=True, names="awrf", help="attention-weighted rank fairness against a target"),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
     Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),

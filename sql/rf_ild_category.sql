@@ -4,19 +4,25 @@
 --     k: Cutoff: only rows with rank <= k count. NULL (the default): the whole list.
 --   Intra-list diversity over an item category: 1 - sum_c n_c (n_c - 1) / (n (n - 1)), n_c the
 --   rows of category c with rank <= k (NULL: no category) and n all of them; NULL for fewer
---   than two. From the per-category counts: no pairs are formed.
+--   than two. From the sorted categories, one pass: no pairs are formed.
 --   Example (categories x, x, y: one pair of three alike):
 --     SELECT round(rf_ild_category(category, rank), 4), rf_ild_category(category, rank, 2)
 --     FROM (VALUES (1, 'x'), (2, 'x'), (3, 'y')) t(rank, category);
 --     => 0.6667, 0.0
 
+-- rf__pairs_alike: the pairs (i < j) of equal values of a sorted list: one pass, each value
+-- adding the run of equal values before it (a fold; a histogram per group costs more).
+CREATE OR REPLACE TEMP MACRO rf__pairs_alike(sorted) AS
+    list_reduce(sorted, lambda acc, x: {'p': x, 'r': CASE WHEN acc.p = x THEN acc.r + 1 ELSE 0 END,
+                                        's': acc.s + CASE WHEN acc.p = x THEN acc.r + 1 ELSE 0 END},
+                {'p': sorted[1], 'r': -1::BIGINT, 's': 0::BIGINT}).s;
 -- rf__unchecked_ild_category: the body, without the rank guard (for tables checked already,
 -- as by rankframe.evaluate); rf_ild_category is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ild_category(category, rank, k := NULL) AS
     CASE WHEN rf__ok_k('rf_ild_category', k) AND count(rank) FILTER (WHERE rf__in_top(rank, k)) >= 2 THEN
-        1 - coalesce(list_sum(list_transform(
-                map_values(histogram(category) FILTER (WHERE rf__in_top(rank, k))),
-                lambda c: c * (c - 1))), 0)::DOUBLE
+        1 - 2 * coalesce(rf__pairs_alike(list(category ORDER BY category)
+                                             FILTER (WHERE rf__in_top(rank, k) AND category IS NOT NULL)),
+                         0)::DOUBLE
             / (count(rank) FILTER (WHERE rf__in_top(rank, k))
                * (count(rank) FILTER (WHERE rf__in_top(rank, k)) - 1))
     END;

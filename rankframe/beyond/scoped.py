@@ -17,8 +17,9 @@ import polars as pl
 
 from rankframe.faces.base import Face
 from rankframe.measures import Measure
+from rankframe.table.blocks import first_of_query
 
-__all__ = ["evaluate", "run_keys", "run_summary"]
+__all__ = ["evaluate", "run_keys", "run_summary", "top_rows"]
 
 #: The constant key of a table that is one run (a single query column).
 RUN = "__rf_run"
@@ -35,6 +36,7 @@ def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence
     """The face's per-query table of ``measures``, each run metric's value that of its run
     (the other measures per query, as ``face.evaluate`` gives them). ``judged`` is a Polars
     table; a cluster face (Spark, Ibis) gets it as its own table."""
+    judged = top_rows(judged, measures, keys, columns["rank"])
     lists = [m for m in measures if m.metric.scope == "list"]
     runs = [m for m in measures if m.metric.scope == "run"]
 
@@ -59,6 +61,19 @@ def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence
         per_query = per_query.with_columns(pl.lit(0, dtype=pl.Int8).alias(RUN))
     joined = per_query.join(per_run, on=by, how="left", nulls_equal=True)
     return joined.select(*keys, *(m.label for m in measures)).sort(keys, nulls_last=False)
+
+
+def top_rows(judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
+             keys: Sequence[str], rank: str) -> pl.DataFrame | pl.LazyFrame:
+    """``judged`` without the rows no measure reads, when every measure reads only its rows
+    of rank <= k (``Metric.top_rows``, a cutoff given): those of rank above the largest k,
+    or NULL, except the first row of each query, so that every query keeps a row (its
+    value over no recommended row). A top-100 list read @10 is a tenth of its rows."""
+    cutoffs = [m.values.get("k") for m in measures]
+    if not all(m.metric.top_rows for m in measures) or None in cutoffs:
+        return judged
+    top = max(int(k) for k in cutoffs if k is not None)
+    return judged.filter((pl.col(rank) <= top).fill_null(False) | first_of_query(list(keys)))
 
 
 def run_summary(column: pl.Expr) -> pl.Expr:
