@@ -11,11 +11,15 @@
 --     => 0.6667, 0.0
 
 -- rf__pairs_alike: the pairs (i < j) of equal values of a sorted list: one pass, each value
--- adding the run of equal values before it (a fold; a histogram per group costs more).
+-- adding the run of equal values before it (a fold over (value, run, sum) structs; a
+-- histogram per group costs more).
 CREATE OR REPLACE TEMP MACRO rf__pairs_alike(sorted) AS
-    list_reduce(sorted, lambda acc, x: {'p': x, 'r': CASE WHEN acc.p = x THEN acc.r + 1 ELSE 0 END,
-                                        's': acc.s + CASE WHEN acc.p = x THEN acc.r + 1 ELSE 0 END},
-                {'p': sorted[1], 'r': -1::BIGINT, 's': 0::BIGINT}).s;
+    CASE WHEN len(sorted) > 0 THEN
+        list_reduce(list_transform(sorted, lambda x: {'p': x, 'r': 0::BIGINT, 's': 0::BIGINT}),
+                    lambda acc, e: {'p': e.p,
+                                    'r': CASE WHEN acc.p = e.p THEN acc.r + 1 ELSE 0 END,
+                                    's': acc.s + CASE WHEN acc.p = e.p THEN acc.r + 1 ELSE 0 END}).s
+    END;
 -- rf__unchecked_ild_category: the body, without the rank guard (for tables checked already,
 -- as by rankframe.evaluate); rf_ild_category is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ild_category(category, rank, k := NULL) AS

@@ -3,10 +3,11 @@
 The metrics themselves are declared in :mod:`rankframe.registry` (families ``catalog``,
 ``popularity_bias``, ``diversity``, ``fairness``) and have their faces like every other metric;
 this package holds what they need besides: :mod:`~rankframe.beyond.reference` (their oracle
-and the plain statement of how item inputs are derived), :mod:`~rankframe.beyond.catalog`
-(:class:`Catalog`: the items, training interactions and target joined once to a table of
-recommendations) and :mod:`~rankframe.beyond.scoped` (``evaluate``'s run metrics: one value
-per run, beside the per-list ones). Contract: docs/semantics.md#beyond-accuracy.
+and the plain statement of how item inputs are derived), :mod:`~rankframe.beyond.roles`
+(the item columns), :mod:`~rankframe.beyond.catalog` (:class:`Catalog`: the items, training
+interactions and target joined once to a table of recommendations) and
+:mod:`~rankframe.beyond.scoped` (``evaluate``'s run metrics: one value per run, beside the
+per-list ones). Contract: docs/semantics.md#beyond-accuracy.
 
 Importing this package loads no Polars; :class:`Catalog` loads on first use.
 """
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Catalog"]
+from rankframe.beyond.roles import ROLES, reads_items
+
+__all__ = ["ROLES", "Catalog", "reads_items"]
 
 
 def __getattr__(name: str) -> Any:

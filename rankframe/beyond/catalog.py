@@ -20,16 +20,13 @@ from typing import Any, Literal
 
 import polars as pl
 
+from rankframe.beyond.roles import ROLES, reads_items
 from rankframe.errors import InputError
 from rankframe.frames import to_polars
 from rankframe.measures import Measure
 
 __all__ = ["ROLES", "Catalog", "attach", "reads_items"]
 
-#: The columns the beyond-accuracy metrics read besides rel and rank, by role: what a
-#: table may carry itself and what a Catalog derives.
-ROLES = ("item", "pop", "tail", "category", "features", "pair_similarity", "similarity",
-         "alignment", "target")
 
 Popularity = Literal["interactions", "users"]
 Similarity = Literal["cooccurrence", "features"]
@@ -136,11 +133,6 @@ class Catalog:
     def with_defaults(self, item: str, user: str) -> Catalog:
         """This catalog with its item and user columns defaulted to ``item`` and ``user``."""
         return dataclasses.replace(self, item=self.item or item, user=self.user or user)
-
-
-def reads_items(measures: Sequence[Measure]) -> bool:
-    """True if a measure reads a beyond-accuracy column (``item``, ``pop`` ...)."""
-    return any(c in ROLES for m in measures for c in m.metric.columns)
 
 
 # --- the side tables, read and checked once ------------------------------------------------

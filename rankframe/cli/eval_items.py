@@ -15,21 +15,21 @@ empty list: NULL) has no row. Contract: docs/semantics.md#beyond-accuracy.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 from collections.abc import Iterator
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from rankframe import trec_eval
-from rankframe.beyond.catalog import Catalog, reads_items
+from rankframe.beyond.roles import reads_items
 from rankframe.cli import eval_output
 from rankframe.cli.eval_output import TidyRow
 from rankframe.errors import InputError, RankframeError
-from rankframe.evaluate import evaluate_run, summarize
-from rankframe.io import read_qrels, read_run
 from rankframe.measures import parse
+
+if TYPE_CHECKING:  # Polars is imported only when item inputs are evaluated
+    import polars as pl
+
+    from rankframe.beyond.catalog import Catalog
 
 __all__ = ["CATALOG_KEYS", "add_arguments", "run", "wanted"]
 
@@ -77,6 +77,8 @@ def wanted(args: argparse.Namespace) -> bool:
 
 
 def _table(option: str, path: str | None) -> pl.DataFrame | None:
+    import polars as pl
+
     if path is None:
         return None
     if not os.path.isfile(path):
@@ -93,6 +95,8 @@ def _table(option: str, path: str | None) -> pl.DataFrame | None:
 
 def catalog_of(args: argparse.Namespace) -> Catalog:
     """The Catalog the options describe (items and user columns default to docid and qid)."""
+    from rankframe.beyond.catalog import Catalog
+
     settings: dict[str, Any] = {"item": "docid", "user": "qid"}
     for setting in args.catalog:
         key, sep, value = setting.partition("=")
@@ -112,6 +116,8 @@ def catalog_of(args: argparse.Namespace) -> Catalog:
 
 def _rows(name: str, per_query: pl.DataFrame, measures: list[str], per_query_rows: bool,
           summaries: bool) -> Iterator[TidyRow]:
+    from rankframe.evaluate import summarize
+
     parsed = {m: parse(m) for m in measures}
     if per_query_rows:
         for row in per_query.iter_rows(named=True):
@@ -137,6 +143,11 @@ def run(args: argparse.Namespace, paths: list[str]) -> int:
     if not measures or any(trec_eval.is_spec(m) and "." in m for m in measures):
         raise RankframeError("with item inputs, -m takes measure strings (coverage@10, "
                              "novelty@10, ndcg@10 ...), one per -m")
+    import dataclasses
+
+    from rankframe.evaluate import evaluate_run
+    from rankframe.io import read_qrels, read_run
+
     catalog = catalog_of(args)
     qrels = read_qrels(args.qrels)
     engine = "polars" if args.engine in ("auto", "python") else args.engine

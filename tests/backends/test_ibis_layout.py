@@ -18,7 +18,8 @@ from rankframe.registry import METRICS
 from tests.support import REPO
 
 PACKAGE = REPO / "rankframe" / "faces" / "ibis"
-FAMILY_FILES = ("counts", "ranked", "gains", "tied", "trec", "user", "correlation")
+FAMILY_FILES = ("counts", "ranked", "gains", "tied", "trec", "user", "correlation", "catalog",
+                "popularity_bias", "diversity")
 #: The most lines a module of the package may have.
 MOST_LINES = 800
 
