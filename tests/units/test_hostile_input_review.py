@@ -250,22 +250,26 @@ def test_readers_keep_every_line_number_among_blank_lines(tmp_path: Path, lines:
     try:
         table = read_run(path)
     except InputError as exc:
-        message = str(exc)
-        if not numbered:
-            assert "no run lines" in message
-            return
-        line = int(message.split(", line ")[1].split(":")[0])
-        fields = numbered[line]  # a data line: not a blank one
-        if "duplicate document" in message:
-            first = int(message.split("first on line ")[1].split(")")[0])
-            assert (numbered[first][0], numbered[first][2]) == (fields[0], fields[2])
-        elif "fields" in message:
-            assert len(fields) < 6
-        else:
-            assert fields[4] == "high", message
+        check_error_line(str(exc), numbered)
+    else:
+        assert [(f[0], f[2]) for f in numbered.values()] == list(zip(
+            table["qid"], table["docid"], strict=True))
+
+
+def check_error_line(message: str, numbered: dict[int, list[str]]) -> None:
+    """The line ``message`` names is a data line of ``numbered`` that has the problem."""
+    if not numbered:
+        assert "no run lines" in message
         return
-    assert [(f[0], f[2]) for f in numbered.values()] == list(zip(table["qid"], table["docid"],
-                                                                 strict=True))
+    line = int(message.split(", line ")[1].split(":")[0])
+    fields = numbered[line]  # a data line: not a blank one
+    if "duplicate document" in message:
+        first = int(message.split("first on line ")[1].split(")")[0])
+        assert (numbered[first][0], numbered[first][2]) == (fields[0], fields[2])
+    elif "fields" in message:
+        assert len(fields) < 6
+    else:
+        assert fields[4] == "high", message
 
 
 @pytest.mark.parametrize("reader", [read_qrels, read_zscores])

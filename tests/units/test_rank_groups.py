@@ -63,10 +63,10 @@ def test_invalid_groups_follow_the_rule(case: tuple[Rows, int], floats: bool,
                                         dense: bool) -> None:
     rows, groups = case
     with nullcontext() if dense else sparse():
-        check(rows, groups, floats)
+        check_rule(rows, groups, floats)
 
 
-def check(rows: Rows, groups: int, floats: bool) -> None:
+def check_rule(rows: Rows, groups: int, floats: bool) -> None:
     dtype = pl.Float64 if floats else pl.Int64
     group = pl.Series([g for g, _ in rows], dtype=pl.UInt32)
     rank = pl.Series([None if r is None else (float(r) if floats else r) for _, r in rows],
