@@ -15,16 +15,15 @@ from typing import Any
 
 import polars as pl
 
-from rankframe import faces
+from rankframe import faces, run_metrics
 from rankframe.averaging import NoRelevant, answered_queries, no_relevant_rows
-from rankframe.beyond import scoped
 from rankframe.beyond.catalog import Catalog, reads_items, with_items
-from rankframe.beyond.scoped import run_summary
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
 from rankframe.frames import Eager, eager, graded_qrels, run_and_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
+from rankframe.run_metrics import run_summary
 from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import Checked, check_frame, check_judged
 from rankframe.table.inputs import schema_of
@@ -151,9 +150,11 @@ def evaluate(
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
         grouped = checked.grouped
+        # The rows that keep every query present when rows are cut (by grade or by rank).
+        kept = _kept_besides_positive(judged, keys, checked)
         if _positive_rows_suffice(parsed):
-            kept = _kept_besides_positive(judged, keys, checked)
             judged = positive_rows(judged, keys, rel, kept)
+            kept = None
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
                 # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
@@ -162,7 +163,7 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    return scoped.evaluate(face, judged, parsed, keys, columns, con)
+    return run_metrics.evaluate(face, judged, parsed, keys, columns, con, kept=kept)
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
@@ -347,8 +348,10 @@ def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
         return run_summary(column)
     # As trec_eval: the values added in query order, then one division by their number
     # (docs/semantics.md#exactness); Polars' mean adds pairwise. There are no NULLs
-    # (_refuse_nulls).
+    # (_refuse_nulls), but where the metric is undefined (its declared defined_mean).
     values = column.cast(pl.Float64)
+    if measure.summary == "defined_mean":
+        values = values.drop_nulls()
     if measure.summary == "gmean":
         values = values.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log()
     n = values.len()
@@ -358,8 +361,9 @@ def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
 
 def _refuse_nulls(per_query: pl.DataFrame, measures: list[Measure], keys: list[str]) -> None:
     """Raise for a NULL value of a summarised measure, naming the measure and the query: a
-    mean over the other queries would silently be over fewer queries than the table has."""
-    labels = [m.label for m in measures if m.summary != "none"]
+    mean over the other queries would silently be over fewer queries than the table has. A
+    ``defined_mean`` measure (declared so: ``Metric.aggregate``) leaves its NULLs out."""
+    labels = [m.label for m in measures if m.summary not in ("none", "defined_mean")]
     counts = per_query.select(pl.col(labels).null_count()).row(0) if labels else ()
     for label, nulls in zip(labels, counts, strict=True):
         if not nulls:

@@ -26,8 +26,9 @@ from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
 from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 
 #: How per-query values are summarised; "none" for a string measure (relstring); "run" for a
-#: run metric (each query holds its run's value: that value).
-Summary = Literal["mean", "sum", "gmean", "none", "run"]
+#: run metric (each query holds its run's value: that value); "defined_mean" the mean over
+#: the queries where the measure is defined (``Metric.aggregate``).
+Summary = Literal["mean", "sum", "gmean", "none", "run", "defined_mean"]
 
 
 @dataclass(frozen=True)
@@ -419,7 +420,7 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     if threshold is not None and "threshold" in names:
         values.setdefault("threshold", threshold)
     summary: Summary = alias.summary or (
-        "sum" if metric.aggregate == "sum" else "run" if metric.scope == "run" else "mean")
+        "run" if metric.scope == "run" else metric.aggregate)
     measure = Measure(label, metric, values, summary)
     try:  # validate the parameters now, with the messages of every face
         metric.validate(values)

@@ -30,7 +30,11 @@ ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
     "weight", "gains", "coefficient", "count", "size",
 ]
-Aggregate = Literal["mean", "sum"]
+#: How ``summarize`` reduces a metric's per-query values: their ``mean``, their ``sum``
+#: (counts), or ``defined_mean``: the mean over the queries where the metric is defined (a
+#: beyond-accuracy list metric is NULL for a list too short to have a value; the peers
+#: average over the users that have one).
+Aggregate = Literal["mean", "sum", "defined_mean"]
 Family = Literal["counts", "ranked", "gains", "trec", "user", "correlation", "overlap", "ties",
                  "catalog", "popularity_bias", "diversity", "fairness"]
 #: What one value of a metric describes: one ranked ``list`` (a query, a user), or a whole
@@ -428,28 +432,31 @@ _DECLARED = (
            top_rows=True, names="gini gini_index giniindex",
            help="Gini index of the items' counts (run)"),
     Metric("novelty", (K, _TOTAL, _UNSEEN, LOG), family="popularity_bias",
-           columns=("pop", "rank"), top_rows=True, names="novelty",
+           columns=("pop", "rank"), aggregate="defined_mean", top_rows=True, names="novelty",
            help="mean self-information -log2(popularity share) of the items"),
     Metric("popularity", (K,), family="popularity_bias", columns=("pop", "rank"),
-           top_rows=True, names="popularity arp average_popularity averagepopularity",
+           aggregate="defined_mean", top_rows=True,
+           names="popularity arp average_popularity averagepopularity",
            help="mean training popularity of the items"),
     Metric("tail_share", (K,), family="popularity_bias", columns=("tail", "rank"),
-           exact=True, top_rows=True, names="tail_share tail_percentage tailpercentage",
+           aggregate="defined_mean", exact=True, top_rows=True,
+           names="tail_share tail_percentage tailpercentage",
            help="share of the items from the long tail"),
     Metric("ild_category", (K,), family="diversity", columns=("category", "rank"),
-           top_rows=True, names="ild_category",
+           aggregate="defined_mean", top_rows=True, names="ild_category",
            help="share of pairs of items in different categories"),
     Metric("ild_features", (K,), family="diversity", columns=("features", "rank"),
-           top_rows=True, names="ild_features",
+           aggregate="defined_mean", top_rows=True, names="ild_features",
            help="1 - mean cosine of the items' feature vectors"),
     Metric("ild_pairs", (), family="diversity", columns=("pair_similarity", "rank"),
-           names="ild_pairs diversity",
+           aggregate="defined_mean", names="ild_pairs diversity",
            help="1 - mean similarity of the list's pairs (co-occurrence by default)"),
     Metric("serendipity", (K, THRESHOLD, _RELEVANCE), family="diversity",
-           columns=("similarity", "rank", "rel"), top_rows=True, names="serendipity",
-           help="mean relevance x (1 - similarity to the user's history)"),
+           columns=("similarity", "rank", "rel"), aggregate="defined_mean", top_rows=True,
+           names="serendipity", help="mean relevance x (1 - similarity to the user's history)"),
     Metric("awrf", (K,), family="fairness", columns=("alignment", "rank", "target"),
-           top_rows=True, names="awrf", help="attention-weighted rank fairness against a target"),
+           aggregate="defined_mean", top_rows=True, names="awrf",
+           help="attention-weighted rank fairness against a target"),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
     Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),

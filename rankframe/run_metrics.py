@@ -31,12 +31,13 @@ def run_keys(keys: Sequence[str]) -> list[str]:
 
 
 def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
-             keys: Sequence[str], columns: Mapping[str, str], connection: Any = None
-             ) -> pl.DataFrame:
+             keys: Sequence[str], columns: Mapping[str, str], connection: Any = None, *,
+             kept: pl.Series | pl.Expr | None = None) -> pl.DataFrame:
     """The face's per-query table of ``measures``, each run metric's value that of its run
     (the other measures per query, as ``face.evaluate`` gives them). ``judged`` is a Polars
-    table; a cluster face (Spark, Ibis) gets it as its own table."""
-    judged = top_rows(judged, measures, keys, columns["rank"])
+    table; a cluster face (Spark, Ibis) gets it as its own table. ``kept``: rows holding at
+    least one row of each query (as :func:`top_rows` takes them), when the caller knows."""
+    judged = top_rows(judged, measures, keys, columns["rank"], kept)
     lists = [m for m in measures if m.metric.scope == "list"]
     runs = [m for m in measures if m.metric.scope == "run"]
 
@@ -64,18 +65,20 @@ def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence
 
 
 def top_rows(judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
-             keys: Sequence[str], rank: str) -> pl.DataFrame | pl.LazyFrame:
+             keys: Sequence[str], rank: str, kept: pl.Series | pl.Expr | None = None
+             ) -> pl.DataFrame | pl.LazyFrame:
     """``judged`` without the rows no measure reads, when every measure reads only its rows
     of rank <= k (``Metric.top_rows``, a cutoff given): those of rank above the largest k,
-    or NULL, except the first row of each query, so that every query keeps a row (its
-    value over no recommended row). A top-100 list read @10 is a tenth of its rows."""
+    or NULL, except a row of each query, so that every query keeps a row (its value over no
+    recommended row): the ``kept`` rows when given (``evaluate``'s table check found them),
+    else the first of each query. A top-100 list read @10 is a tenth of its rows."""
     cutoffs = [m.values.get("k") for m in measures]
     if not all(m.metric.top_rows for m in measures) or None in cutoffs:
         return judged
     top = max(int(k) for k in cutoffs if k is not None)
-    first = first_of_query(list(keys))
-    if isinstance(judged, pl.DataFrame) and len(keys) == 1 and judged.get_column(
-            keys[0]).flags["SORTED_ASC"]:
+    first: pl.Series | pl.Expr = first_of_query(list(keys)) if kept is None else kept
+    if (kept is None and isinstance(judged, pl.DataFrame) and len(keys) == 1
+            and judged.get_column(keys[0]).flags["SORTED_ASC"]):
         key = pl.col(keys[0])  # sorted by the query (evaluate proved it): no hashing
         first = (key != key.shift(1)).fill_null(True)
     return judged.filter((pl.col(rank) <= top).fill_null(False) | first)

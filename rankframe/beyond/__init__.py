@@ -4,10 +4,10 @@ The metrics themselves are declared in :mod:`rankframe.registry` (families ``cat
 ``popularity_bias``, ``diversity``, ``fairness``) and have their faces like every other metric;
 this package holds what they need besides: :mod:`~rankframe.beyond.reference` (their oracle
 and the plain statement of how item inputs are derived), :mod:`~rankframe.beyond.roles`
-(the item columns), :mod:`~rankframe.beyond.catalog` (:class:`Catalog`: the items, training
-interactions and target joined once to a table of recommendations) and
-:mod:`~rankframe.beyond.scoped` (``evaluate``'s run metrics: one value per run, beside the
-per-list ones). Contract: docs/semantics.md#beyond-accuracy.
+(the item columns) and :mod:`~rankframe.beyond.catalog` (:class:`Catalog`: the items,
+training interactions and target joined once to a table of recommendations).
+``evaluate``'s run metrics (one value per run, beside the per-list ones) are
+:mod:`rankframe.run_metrics`. Contract: docs/semantics.md#beyond-accuracy.
 
 Importing this package loads no Polars; :class:`Catalog` loads on first use.
 """

@@ -5,11 +5,12 @@ diversity, serendipity, AWRF ...) of each run, in the tidy table.
 (parquet, or CSV with a header), ``--catalog KEY=VALUE`` its other settings; the run and
 qrels files are TREC files (query = user, docid = item). Each run is evaluated whole by
 :func:`rankframe.evaluate_run` (``-M`` its depth, ``-l`` its threshold, ``-J`` its
-``judged_only``) over the library's queries: every qrels query, a run query without qrels
-left out. The output is the tidy table (``--format csv``, ``json`` or ``parquet``): one
-summary row per measure and run (qid empty), and with ``-q`` a row per query and list
-measure (a run measure's value is its run's). An undefined value (a list metric of an
-empty list: NULL) has no row. Contract: docs/semantics.md#beyond-accuracy.
+``judged_only``, ``-c`` its ``all_queries``) over trec_eval's queries: the qrels queries the
+run answered (``-c``: every qrels query), a run query without qrels left out. The output is
+the tidy table (``--format csv``, ``json`` or ``parquet``): one summary row per measure and
+run (qid empty), and with ``-q`` a row per query and list measure (a run measure's value is
+its run's). An undefined value (a list metric of an empty list: NULL) has no row. Contract:
+docs/semantics.md#beyond-accuracy.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace, paths: list[str]) -> int:
     for path in paths:
         per_query = evaluate_run(read_run(path), qrels, measures, depth=args.M,
                                  threshold=args.l, judged_only=args.J, engine=engine,
-                                 catalog=dataclasses.replace(catalog))
+                                 catalog=dataclasses.replace(catalog), all_queries=args.c)
         tables.append((path, per_query))
     rows = [row for path, table in tables
             for row in _rows(path, table, measures, args.q, not args.n)]

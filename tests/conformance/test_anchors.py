@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from rankframe.beyond import scoped
+from rankframe import run_metrics
 from rankframe.beyond.catalog import Catalog, with_items
 from rankframe.evaluate import summarize
 from rankframe.faces.base import Face, parse_for, supports
@@ -42,7 +42,7 @@ def evaluate_on(face: Face, table: pl.DataFrame, measures: Sequence[str], *,
     parsed = parse_for(face, list(measures), keys, 1)
     columns = COLUMNS | {"rel": rel}
     judged, parsed, columns = with_items("evaluate", table, parsed, keys, columns, catalog)
-    return scoped.evaluate(face, judged, parsed, keys, columns)
+    return run_metrics.evaluate(face, judged, parsed, keys, columns)
 
 
 def close(got: Sequence[Any], want: Sequence[Any], rel: float = 0.0, abs_: float = 0.0
