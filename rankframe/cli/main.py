@@ -96,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     if "polars" not in sys.modules:  # jemalloc reads its options once, when Polars loads
         os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
+        if _address_space_limited():
+            # Every thread of Polars' pools reserves its stack and arenas out of the limit,
+            # and a pool whose thread fails to start can leave its reader waiting for ever:
+            # one thread each, unless the user chose.
+            os.environ.setdefault("POLARS_MAX_THREADS", "1")
     try:
         with _TerminateRaises():
             parser = build_parser()  # imports the subcommands: Ctrl-C may come meanwhile
@@ -124,7 +129,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except MemoryError:
         hint = {"eval": " (--threads 1 evaluates one run at a time)",
                 "compare": " (fewer --resamples need less)"}.get(args.command, "")
-        return _error(f"out of memory: this needs more memory than the machine gives{hint}")
+        return _exhausted(f"out of memory: this needs more memory than the machine gives{hint}")
     except KeyboardInterrupt:
         return _interrupted(130)
     except Terminated as exc:
@@ -132,18 +137,45 @@ def _run(argv: Sequence[str] | None) -> int:
     except RuntimeError as exc:
         if "can't start new thread" not in str(exc):
             raise
-        return _error(f"cannot start a thread ({exc}): out of memory or of threads")
+        return _exhausted(f"cannot start a thread ({exc}): out of memory or of threads")
     except BaseException as exc:
         if type(exc).__name__ != "PanicException":  # Polars (pyo3) ran out of something
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return _error(f"Polars stopped: {first}")
+        return _exhausted(f"Polars stopped: {first}")
     return status
+
+
+def _address_space_limited() -> bool:
+    """Whether this process runs under an address-space limit (``ulimit -v``,
+    ``prlimit --as``)."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX platform
+        return False
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
 
 
 def _error(message: str) -> int:
     _line(f"rankframe: error: {message}")
     return 1
+
+
+def _exhausted(message: str) -> int:
+    """:func:`_error` for running out of memory or threads. In the watched child the process
+    then ends at once, its output flushed: the interpreter's own exit (freeing, joining
+    Polars' threads) may abort on the same shortage, and the watching parent would add a
+    second line (rankframe.cli.supervise)."""
+    status = _error(message)
+    from rankframe.cli.supervise import in_watched_child
+
+    if in_watched_child():
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os._exit(status)
+    return status
 
 
 def _line(text: str) -> None:

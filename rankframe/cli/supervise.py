@@ -34,7 +34,7 @@ import signal
 import sys
 from typing import Final
 
-__all__ = ["FORWARDED", "enable", "watched"]
+__all__ = ["FORWARDED", "enable", "in_watched_child", "watched"]
 
 #: Signals the parent passes on to the child (as if sent to it), where the platform has them.
 FORWARDED: Final = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -55,6 +55,8 @@ _PANIC: Final = (b"thread '", b" panicked at ")
 #: Whether :func:`watched` forks (the ``rankframe`` program, not ``main([...])`` called
 #: in a process of the caller's).
 _enabled = False
+#: Whether this process is the watched child.
+_child = False
 
 
 def enable() -> None:
@@ -63,11 +65,16 @@ def enable() -> None:
     _enabled = True
 
 
+def in_watched_child() -> bool:
+    """Whether this process is the child :func:`watched` forked."""
+    return _child
+
+
 def watched() -> None:
     """From here on, run in a forked child that this process watches (see the module), when
     :func:`enable` was called, the platform forks and no thread runs; else nothing happens.
     Returns in the child; the parent exits with the child's status, never returning."""
-    global _enabled
+    global _enabled, _child
     threading = sys.modules.get("threading")
     if not (_enabled and hasattr(os, "fork")) or (
             threading is not None and threading.active_count() > 1):
@@ -85,6 +92,7 @@ def watched() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
         return
     if child == 0:
+        _child = True
         os.close(reader)
         _native_stderr_to(writer)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
