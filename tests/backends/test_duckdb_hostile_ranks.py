@@ -1,9 +1,13 @@
 """Hostile rank columns and query shapes for every macro (docs/semantics.md#input-checks):
 
-- a rank at the largest value of its integer type (UTINYINT 255 ... UHUGEINT 2^128 - 1)
-  gives the oracle's number, through the guarded macros and the unguarded ones that
-  ``evaluate`` calls: no ``rank + 1`` or ``rank - 1`` overflows in the rank's own type;
-- a rank column of a type that is not an integer (VARCHAR, BOOLEAN, DATE) binds, so
+- a rank at the largest valid value of its integer type (UTINYINT 255 ... BIGINT 2^63 - 1;
+  2^63 - 1 in the wider ones) gives the oracle's number, through the guarded macros and the
+  unguarded ones that ``evaluate`` calls: no ``rank + 1`` or ``rank - 1`` overflows in the
+  rank's own type; a rank above 2^63 - 1 (UBIGINT, HUGEINT, UHUGEINT) is refused, naming
+  the macro;
+- a NaN or infinite grade is refused by every macro reading grades, naming the macro (a NaN
+  compares above every number in DuckDB: it would count as relevant);
+- a rank column of a type that is not an integer (VARCHAR, BOOLEAN, DOUBLE, DATE) binds, so
   that the guard names the macro: "rank must be of an integer type"; an untyped NULL rank
   column is valid (nothing retrieved);
 - every metric macro works in ``HAVING`` and over a constant argument; in a window
@@ -33,9 +37,14 @@ MAXIMA = {"TINYINT": 2**7 - 1, "SMALLINT": 2**15 - 1, "INTEGER": 2**31 - 1,
           "BIGINT": 2**63 - 1, "HUGEINT": 2**127 - 1, "UTINYINT": 2**8 - 1,
           "USMALLINT": 2**16 - 1, "UINTEGER": 2**32 - 1, "UBIGINT": 2**64 - 1,
           "UHUGEINT": 2**128 - 1}
+#: The largest valid rank (docs/semantics.md#invalid-groups-in-the-expressions-and-macros).
+LARGEST_RANK = 2**63 - 1
+#: The types whose largest value is above it.
+WIDER = sorted(t for t, top in MAXIMA.items() if top > LARGEST_RANK)
 
-#: A query of small ranks, a rank at its type's maximum and an unretrieved row; grades 0-3
-#: and an unjudged row. A column ``rank_<TYPE>`` per integer type.
+#: A query of small ranks, a rank at its type's largest valid value ("max") and an
+#: unretrieved row; grades 0-3 and an unjudged row. A column ``rank_<TYPE>`` per integer
+#: type.
 RANKS = [1, 2, 3, 5, None, "max"]
 GRADES = [2, 0, 1, None, 3, 1]
 #: The types also run through the unguarded macros (``rf__unchecked_*``, as evaluate calls).
@@ -50,13 +59,18 @@ def sql_value(x: object) -> str:
     return "NULL" if x is None else repr(x)
 
 
-def ranks_of(rank_type: str) -> list[int | None]:
-    return [MAXIMA[rank_type] if r == "max" else r for r in RANKS]  # type: ignore[misc]
+def ranks_of(rank_type: str, top: int | None = None) -> list[int | None]:
+    """RANKS with "max" the type's largest valid rank (``top`` when given)."""
+    largest = min(MAXIMA[rank_type], LARGEST_RANK) if top is None else top
+    return [largest if r == "max" else r for r in RANKS]  # type: ignore[misc]
 
 
-def typed_table() -> str:
-    """The query as SQL: rel and a rank column per integer type."""
-    columns = {"rel": ("INTEGER", GRADES)} | {f"rank_{t}": (t, ranks_of(t)) for t in MAXIMA}
+def typed_table(top: Mapping[str, int] | None = None) -> str:
+    """The query as SQL: rel and a rank column per integer type (its "max" rank ``top[type]``
+    when given)."""
+    tops = top or {}
+    columns = {"rel": ("INTEGER", GRADES)} | {f"rank_{t}": (t, ranks_of(t, tops.get(t)))
+                                              for t in MAXIMA}
     rows = ", ".join(
         "(" + ", ".join(f"{sql_value(v[i])}::{typ}" for typ, v in columns.values()) + ")"
         for i in range(len(RANKS)))
@@ -79,7 +93,7 @@ def agree(metric: Metric, got: object, want: object) -> None:
 
 
 @pytest.mark.parametrize("name", RANKED)
-def test_a_rank_at_its_types_maximum_gives_the_oracles_number(
+def test_a_rank_at_its_types_largest_valid_value_gives_the_oracles_number(
         name: str, con: duckdb.DuckDBPyConnection) -> None:
     """UTINYINT 255 + 1 overflowed ("Overflow in addition of UINT8 (255 + 1)") inside the
     macros, and so did rank - 1 and the casts to BIGINT of the larger types."""
@@ -98,7 +112,20 @@ def test_a_rank_at_its_types_maximum_gives_the_oracles_number(
 
 # -- rank columns that are not of an integer type -------------------------------------------
 
-NOT_INTEGER = {"VARCHAR": "'1', '2'", "BOOLEAN": "true, false",
+@pytest.mark.parametrize("name", RANKED)
+def test_a_rank_above_the_largest_is_refused(name: str, con: duckdb.DuckDBPyConnection) -> None:
+    """Every face counts ranks in 64-bit signed integers: a rank above 2^63 - 1 is refused
+    by the guard, as ``check_judged`` refuses it."""
+    metric = METRICS[name]
+    source = typed_table(MAXIMA)
+    for rank_type in WIDER:
+        called = call(metric, {"rel": "rel", "rank": f"rank_{rank_type}"}, values(metric))
+        with pytest.raises(duckdb.Error, match=rf"^Invalid Input Error: {metric.macro}: rank "
+                                               rf"{MAXIMA[rank_type]} is above 2\^63 - 1 "):
+            con.sql(f"SELECT {called} FROM {source}").fetchall()
+
+
+NOT_INTEGER = {"VARCHAR": "'1', '2'", "BOOLEAN": "true, false", "DOUBLE": "'nan'::DOUBLE, 2.0",
                "DATE": "DATE '2024-01-01', DATE '2024-01-02'"}
 
 
@@ -125,6 +152,26 @@ def test_an_untyped_null_rank_column_is_valid(name: str,
     assert untyped == typed
     want = value(metric, [(1, None), (0, None)], values(metric))
     agree(metric, untyped, want)
+
+
+# -- grades that are not finite --------------------------------------------------------------
+
+GRADED = sorted(name for name, m in METRICS.items() if "rel" in m.columns)
+NOT_FINITE = {"NaN": "'nan'::DOUBLE", "inf": "'inf'::DOUBLE", "-inf": "'-inf'::DOUBLE"}
+
+
+@pytest.mark.parametrize("grade", sorted(NOT_FINITE))
+@pytest.mark.parametrize("name", GRADED)
+def test_a_grade_that_is_not_finite_is_refused(name: str, grade: str,
+                                               con: duckdb.DuckDBPyConnection) -> None:
+    """``rf_precision`` gave 0.5 with a NaN grade (NaN >= 1 holds in DuckDB): now an error
+    naming the macro, guarded and on the tie-aware macros alike."""
+    metric = METRICS[name]
+    source = (f"(VALUES ({NOT_FINITE[grade]}, 1, 1, 1), (1.0, 2, 2, 1)) "
+              "t(rel, rank, tie_first, tie_size)")
+    with pytest.raises(duckdb.Error, match=rf"^Invalid Input Error: {metric.macro}: grade "
+                                           rf"{grade.lower()} is not a finite number"):
+        macro_value(con, metric, source, checked=False)
 
 
 # -- HAVING, windows and constants ----------------------------------------------------------
@@ -161,10 +208,12 @@ def test_every_macro_works_in_having(name: str, con: duckdb.DuckDBPyConnection) 
 def test_a_macro_in_a_window_is_refused_by_duckdb(name: str,
                                                  con: duckdb.DuckDBPyConnection) -> None:
     """A macro holding several aggregates is no window function in DuckDB: its own Binder
-    Error, before any row is read (documented in docs/semantics.md#sql-macros)."""
+    Error, before any row is read (documented in docs/semantics.md#sql-macros); for
+    rf_average_precision_ties, whose aggregate sits in a list, DuckDB's binder names a
+    column instead."""
     with pytest.raises(duckdb.BinderException,
-                       match="Window function macro bodies must contain exactly one "
-                             "aggregate function"):
+                       match=r"Window function macro bodies must contain exactly one "
+                             r"aggregate function|must appear in the GROUP BY clause"):
         con.sql(f"SELECT {called(METRICS[name])} OVER (PARTITION BY qid) FROM {QUERIES}"
                 ).fetchall()
 
