@@ -78,6 +78,12 @@ CREATE OR REPLACE TEMP MACRO rf__rank_bits(rank, lo, hi) AS
     coalesce(bit_count(bitstring_agg(rf__bigint_rank(rank), lo, hi)
                        FILTER (WHERE rf__bigint_rank(rank) BETWEEN lo AND hi)), 0);
 
+-- The ranks above 16384 of a group, those beyond BIGINT in their own type included, as a
+-- list (NULL when none): few in practice, read by rf__distinct_ranks and by the guard's
+-- test of the largest rank (no aggregate of its own).
+CREATE OR REPLACE TEMP MACRO rf__high_ranks(rank) AS
+    list(rank) FILTER (WHERE coalesce(rf__bigint_rank(rank) > 16384, rank IS NOT NULL));
+
 -- The number of distinct ranks of a group, exact, for ranks of an integer type >= 1 (any
 -- other rank fails the guard before this count is read). Not count(DISTINCT rank), a
 -- second hash table over every (group, rank) pair that cost several times the metrics:
@@ -88,8 +94,7 @@ CREATE OR REPLACE TEMP MACRO rf__rank_bits(rank, lo, hi) AS
 CREATE OR REPLACE TEMP MACRO rf__distinct_ranks(rank) AS
     rf__low_rank_bits(rank) + rf__rank_bits(rank, 65, 1024)
     + rf__rank_bits(rank, 1025, 16384)
-    + coalesce(len(list_distinct(list(rank) FILTER (
-          WHERE coalesce(rf__bigint_rank(rank) > 16384, rank IS NOT NULL)))), 0);
+    + coalesce(len(list_distinct(rf__high_ranks(rank))), 0);
 
 -- The rank guard of every macro reading a rank column, evaluated once per group: true, or
 -- an error naming the macro and the cause (docs/semantics.md#input-checks). A rank is of an
@@ -107,8 +112,9 @@ CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
          WHEN try_cast(min(rank) AS HUGEINT) < 1
              THEN error(fn || ': rank ' || min(rank)::VARCHAR
                         || ' is below 1; ranks start at 1 (NULL = not retrieved)')
-         WHEN coalesce(try_cast(max(rank) AS HUGEINT) > 9223372036854775807, max(rank) IS NOT NULL)
-             THEN error(fn || ': rank ' || max(rank)::VARCHAR
+         WHEN coalesce(try_cast(list_max(rf__high_ranks(rank)) AS HUGEINT) > 9223372036854775807,
+                       list_max(rf__high_ranks(rank)) IS NOT NULL)
+             THEN error(fn || ': rank ' || list_max(rf__high_ranks(rank))::VARCHAR
                         || ' is above 2^63 - 1 (9223372036854775807), the largest rank')
          WHEN count(rank) <> rf__distinct_ranks(rank)
              THEN error(fn || ': a rank occurs twice in a group (' || count(rank)::VARCHAR
