@@ -228,11 +228,13 @@ CREATE OR REPLACE TEMP MACRO rf__num_relevant(rel, threshold) AS
 -- one every judged row (a grade <= 0 may be mapped to a gain). One aggregate, the same in
 -- every macro reading it (nDCG, DCG, the ideal DCG, CG, AP, R-precision ...), which DuckDB
 -- gathers once for all of them in a SELECT; the work per row is one test, and the macros
--- compute on these rows alone, after the aggregate.
+-- compute on these rows alone, after the aggregate. The choice sits in the FILTER, not in
+-- a CASE around two aggregates (DuckDB computes every aggregate of a CASE's branches: the
+-- list of every judged row would be gathered without a map too); without a map the
+-- condition folds to rel > 0.
 CREATE OR REPLACE TEMP MACRO rf__gain_rows(rel, rank, gains) AS
-    coalesce(CASE WHEN gains IS NULL THEN list({'r': rank, 'g': rel}) FILTER (WHERE rel > 0)
-                  ELSE list({'r': rank, 'g': rel}) FILTER (WHERE rel IS NOT NULL)
-             END, []);
+    coalesce(list({'r': rank, 'g': rel})
+                 FILTER (WHERE rel > 0 OR (gains IS NOT NULL AND rel IS NOT NULL)), []);
 
 -- A rank read after the aggregate: as a UHUGEINT, which holds every rank of an integer type
 -- exactly; NULL for a rank below 0 or of another type (which the guard refuses). Counts and

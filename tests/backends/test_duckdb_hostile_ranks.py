@@ -208,9 +208,9 @@ def test_every_macro_works_in_having(name: str, con: duckdb.DuckDBPyConnection) 
 def test_a_macro_in_a_window_is_refused_by_duckdb(name: str,
                                                  con: duckdb.DuckDBPyConnection) -> None:
     """A macro holding several aggregates is no window function in DuckDB: its own Binder
-    Error, before any row is read (documented in docs/semantics.md#sql-macros); for
-    rf_average_precision_ties, whose aggregate sits in a list, DuckDB's binder names a
-    column instead."""
+    Error, before any row is read (docs/semantics.md, invalid groups in the expressions and
+    macros); for rf_average_precision_ties, whose aggregate sits in a list, DuckDB's
+    binder names a column instead."""
     with pytest.raises(duckdb.BinderException,
                        match=r"Window function macro bodies must contain exactly one "
                              r"aggregate function|must appear in the GROUP BY clause"):
