@@ -21,10 +21,15 @@ an installed package has them: ``PYTHONPYCACHEPREFIX`` in a temporary directory,
 warm-up call first). trec_eval is ``--trec-eval`` (default ``/tmp/te/trec_eval``), built
 from ``../shared/reference/trec_eval`` when missing.
 
+With ``--baseline DIR``, rankframe from the checkout DIR runs too, in the same rounds (its
+order rotated with the others'), as a third column: this tree's time over the baseline's,
+wall and CPU, and its output checked against trec_eval's as well.
+
 Usage::
 
     python benchmarks/cli.py --repeat 9
     python benchmarks/cli.py --repeat 5 --only runs --threads 1,2
+    python benchmarks/cli.py --repeat 11 --only small --baseline ../rankframe-e9c0b1c
 """
 
 from __future__ import annotations
@@ -162,6 +167,8 @@ def main() -> None:
                         help="workloads, comma-separated (small, 200k, runs)")
     parser.add_argument("--threads", default="",
                         help="also time `rankframe eval --threads N` on the runs, per N")
+    parser.add_argument("--baseline", type=Path,
+                        help="also run rankframe from this checkout, in the same rounds")
     parser.add_argument("--write-runs", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write_runs:
@@ -176,14 +183,21 @@ def main() -> None:
     env["PYTHONPATH"] = str(ROOT)
     env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="rankframe-pyc-")
     rankframe = [sys.executable, "-m", "rankframe", "eval", *MEASURES]
+    baseline_env = None
+    if args.baseline:
+        baseline_env = env | {"PYTHONPATH": str(args.baseline.resolve()),
+                              "PYTHONPYCACHEPREFIX": tempfile.mkdtemp(prefix="baseline-pyc-")}
 
     pairs: list[tuple[str, Task, Task]] = []
+    baselines: dict[str, Task] = {}
     workloads = args.only.split(",")
     for name, folder in (("small", small), ("200k", base)):
         if name in workloads:
             files = [str(folder / "qrels.trec"), str(folder / "run.trec")]
             pairs.append((name, Task(f"trec_eval {name}", [trec_eval, *MEASURES, *files]),
                           Task(f"rankframe {name}", [*rankframe, *files], env)))
+            if baseline_env is not None:
+                baselines[name] = Task(f"baseline {name}", [*rankframe, *files], baseline_env)
     # What a start-up is made of: the interpreter, Polars' import, the command line's.
     floors = [Task(name, [sys.executable, "-c", code], env) for name, code in (
         ("python -c pass", "pass"), ("python -c 'import polars'", "import polars"),
@@ -209,13 +223,18 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="rankframe-cli-bench-"))
     warm = Task("warm-up", [*rankframe, str(small / "qrels.trec"), str(small / "run.trec")], env)
     measure(warm, scratch / "warm")
+    for task in baselines.values():
+        measure(task, scratch / "warm")  # its byte-compiled modules
     load = os.getloadavg()[0]
     for round_ in range(args.repeat):
         for label, reference, ours in pairs:
-            order = (reference, ours) if round_ % 2 == 0 else (ours, reference)
+            tasks = [reference, ours, *([baselines[label]] if label in baselines else [])]
+            turn = round_ % len(tasks)
+            order = tasks[turn:] + tasks[:turn]
             outputs = {task.name: measure(task, scratch / "out") for task in order}
-            if outputs[ours.name] != outputs[reference.name]:
-                raise SystemExit(f"{label}: rankframe's output differs from trec_eval's")
+            for task in tasks[1:]:
+                if outputs[task.name] != outputs[reference.name]:
+                    raise SystemExit(f"{label}: {task.name}'s output differs from trec_eval's")
         for task in floors:
             measure(task, scratch / "out")
         print(f"round {round_ + 1}/{args.repeat} done", file=sys.stderr)
@@ -239,6 +258,17 @@ def main() -> None:
         c, d = med(ours.cpus), med(reference.cpus)
         print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | {c:.3f} | {d:.3f} | {c / d:.3f} | "
               f"{med(ours.peaks):.0f} | {med(reference.peaks):.0f} |")
+    if baselines:
+        print("\n| workload | this tree s | baseline s | ratio (wall) | this tree CPU s | "
+              "baseline CPU s | ratio (CPU) |\n|---|---:|---:|---:|---:|---:|---:|")
+        for label, _, ours in pairs:
+            if label in baselines:
+                then = baselines[label]
+                a, b = med(ours.walls), med(then.walls)
+                c, d = med(ours.cpus), med(then.cpus)
+                print(f"| {label} | {a:.3f} | {b:.3f} | {a / b:.3f} | {c:.3f} | {d:.3f} | "
+                      f"{c / d:.3f} |")
+        print(f"\nbaseline: {args.baseline}")
     if floors:
         print("\n| floors: start-up, Polars reading (same rounds) | median s | CPU s | peak MiB |\n"
               "|---|---:|---:|---:|")

@@ -1,8 +1,10 @@
-"""MkDocs hooks (``hooks:`` in mkdocs.yml): add the generated pages to the site.
+"""MkDocs hooks (``hooks:`` in mkdocs.yml): the generated pages and lists of the site.
 
 ``measures.md`` (the measure reference, :mod:`docsgen.measures`) and ``cli.md`` (the
-command-line reference, :mod:`docsgen.cli`) are built from the code on every build, so
-they cannot fall out of date.
+command-line reference, :mod:`docsgen.cli`) are built from the code on every build, and on
+every other page a line ``<!-- generated: NAME -->`` becomes that list
+(:mod:`docsgen.lists`: the API reference's builders, the metrics table, the metric x face
+table, the files of a new metric), so none can fall out of date.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ if str(ROOT) not in sys.path:  # mkdocs loads this file by path; import the tree
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-from docsgen import cli, measures  # noqa: E402
+from docsgen import cli, lists, measures  # noqa: E402
 
 GENERATED = {"measures.md": measures.page, "cli.md": cli.page}
 
@@ -26,3 +28,7 @@ def on_files(files: Files, config: Any) -> Files:
     for uri, make in GENERATED.items():
         files.append(File.generated(config, uri, content=make()))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    return lists.expand(markdown)

@@ -5,27 +5,21 @@ formula), its parameters with their defaults and choices, the measure strings th
 the trec_eval names computing it, which registered faces evaluate it and how peer tools
 define it differently (:mod:`docsgen.peers`).
 
-Which faces have a metric is read from the generated table committed in ``docs/faces.md``
-(``python -m rankframe.faces.table --write docs/faces.md``; a test keeps it current), so
-the site builds with the ``docs`` extra alone, without the Spark and Ibis faces' modules.
+Which faces have a metric is what each face declares it lacks (:func:`rankframe.faces.gaps`,
+which imports no optional extra), so the site builds with the ``docs`` extra alone.
 """
 
 from __future__ import annotations
 
 import inspect
-import re
 from collections import defaultdict
-from pathlib import Path
 
 import rankframe
 from docsgen.docstrings import to_markdown
-from docsgen.peers import NOTES, PEERS
-from rankframe import measures, trec_eval
+from docsgen.peers import CONVENTIONS, NOTES, PEERS
+from rankframe import faces, measures, trec_eval
 from rankframe.errors import MeasureError
-from rankframe.faces.table import BEGIN, END
 from rankframe.registry import METRICS, Metric, Param
-
-FACES_PAGE = Path(__file__).resolve().parent.parent / "docs" / "faces.md"
 
 #: ``rankframe eval -m`` names that trec_eval itself does not have.
 INTRO = """\
@@ -95,33 +89,31 @@ def trec_names() -> dict[str, list[str]]:
     return out
 
 
-def face_support(text: str | None = None
-                 ) -> tuple[list[str], dict[str, dict[str, str | None]]]:
-    """The faces of the generated table in ``docs/faces.md`` (or ``text``), and metric ->
-    face -> None (supported) or the reason not."""
-    text = FACES_PAGE.read_text(encoding="utf-8") if text is None else text
-    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
-    rows, _, notes_text = table.partition("\n\n")
-    notes: dict[str, str] = {}
-    for line in notes_text.splitlines():
-        number, _, rest = line.partition(". ")
-        notes[number] = rest.partition(": ")[2].removesuffix(".")
-    header, _, *body = rows.splitlines()
-    names = [c.strip() for c in header.strip("|").split("|")][1:]
-    support: dict[str, dict[str, str | None]] = {}
-    for row in body:
-        metric, *cells = (c.strip() for c in row.strip("|").split("|"))
-        note = [re.fullmatch(r"— \((\d+)\)", c) for c in cells]
-        support[metric.strip("`")] = {
-            face: (notes[m.group(1)] if m else None) for face, m in zip(names, note, strict=True)}
-    return names, support
+def face_support() -> tuple[list[str], dict[str, dict[str, str | None]]]:
+    """The registered faces, and metric -> face -> None (supported) or the reason not."""
+    names = list(faces.REGISTERED)
+    lacking = {name: faces.gaps(name).metrics for name in names}
+    return names, {metric: {name: lacking[name].get(metric) for name in names}
+                   for metric in METRICS}
+
+
+def _peer_table() -> list[str]:
+    """The "How peers differ" table: each tool's conventions and rankframe's way to them."""
+    header = ("tool", "queries averaged", "tied scores", "measures", "in rankframe")
+    rows = [header, ("---",) * len(header),
+            *((f"**{row[0]}**", *row[1:]) for row in CONVENTIONS)]
+    return ["", "## How peers differ", "",
+            "Where the numbers of other evaluation tools differ from rankframe's defaults, "
+            "and the parameter that gives theirs (each metric below adds its own notes):",
+            "", *("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                  for row in rows)]
 
 
 def page() -> str:
     """The whole Markdown page."""
     strings, trec = measure_strings(), trec_names()
     _, support = face_support()
-    lines = ["# Measure reference", "", INTRO]
+    lines = ["# Measure reference", "", INTRO, *_peer_table()]
     for name, metric in METRICS.items():
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "

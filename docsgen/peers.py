@@ -8,11 +8,91 @@ are in docs/semantics.md. The measure reference (docs/measures.md) prints these 
 from __future__ import annotations
 
 #: The tools compared, in the order their notes are printed.
-PEERS = ("trec_eval", "ranx", "ir_measures", "Spark MLlib", "scikit-learn")
+PEERS = ("trec_eval", "ranx", "ir_measures", "TorchMetrics", "Spark MLlib", "scikit-learn",
+         "Microsoft Recommenders", "RecBole")
+
+#: The conventions that differ between the tools, one row per tool: (tool, which queries
+#: the mean is over, how tied scores are ordered, measure conventions that differ, how a
+#: user of the tool gets its numbers from rankframe). The measure reference prints it as
+#: the "How peers differ" table.
+CONVENTIONS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("rankframe",
+     "Python API: every qrels query, one the run did not answer scoring 0 "
+     "(`all_queries=True`); a run query without qrels is never evaluated",
+     "score descending, then document id descending as bytes (trec_eval's rule); "
+     "`ties=\"average\"`: the expected value over tied orders (`*_ties` measures)",
+     "the [metric contract](semantics.md)",
+     "—"),
+    ("trec_eval 10",
+     "the qrels queries the run answered; a qrels query without results stops it (exit 4: "
+     "\"result qid ... not found in qrels\") unless `-c`, which averages over every qrels "
+     "query",
+     "as rankframe",
+     "rbp: gains are grades divided by the query's top grade above 1; `-m` parameters read by "
+     "C's `atol`/`atof` (`P.1_0` is P_1)",
+     "`rankframe eval` prints its bytes; without `-c` it averages over the answered queries "
+     "instead of stopping"),
+    ("trec_eval 9.x, pytrec_eval",
+     "the qrels queries the run answered (`-c`: every qrels query); pytrec_eval returns "
+     "a dict per query of the run that has qrels",
+     "as rankframe",
+     "iprec_at_recall: c = floor(x R + 0.9) relevant documents; no rbp, unj",
+     "`rankframe eval --trec-eval9`; `evaluate_run(run_dict, qrels_dict, {'map', 'ndcg'}, "
+     "all_queries=False)` takes pytrec_eval's dicts and measure sets"),
+    ("ranx",
+     "run and qrels must hold the same queries (an error) unless `make_comparable=True`: "
+     "every qrels query, a missing one scoring 0",
+     "by score; ties in ranx's own order, not by document id",
+     "graded RBP takes the grade itself as gain; `ndcg_burges` is 2^rel - 1 gain; "
+     "`map@k` divides by R",
+     "`rbp(graded=true, max_grade=1, clip=false)@p`, `ndcg(gain=exponential)@k`; its "
+     "`Qrels`/`Run` and dicts taken as they are"),
+    ("ir_measures",
+     "every qrels query, a missing one scoring 0; run queries without qrels dropped",
+     "the provider's (pytrec_eval: trec_eval's)",
+     "`judged_only=True` per measure; `P(rel=2)@5`: relevance level 2",
+     "its measure objects and names (`nDCG@10`, `P(rel=2)@5`, `SetP`, `NumRet(rel=1)`) and "
+     "namedtuples taken as they are; `judged_only=True` of `evaluate_run`"),
+    ("TorchMetrics",
+     "each `indexes` group; a query with no positive target gets `empty_target_action` "
+     "(default `\"neg\"`: 0)",
+     "nDCG averages over tied scores; the others take `topk`'s order",
+     "AP@k divides by the relevant documents found in the top k; AP, RR, P@k and recall@k "
+     "count a document scored <= 0 as not retrieved; `top_k=None` is every document; "
+     "`adaptive_k`: k = min(k, n)",
+     "`evaluate_run((preds, indexes), (target, indexes), ...)`, "
+     "`no_relevant=\"neg\"|\"pos\"|\"skip\"|\"error\"`, `map(divisor=found)@k`, "
+     "`ndcg_ties@k` after `judge(..., ties=\"average\")`, `P(divisor=min)@k`; filter "
+     "`score > 0` for the <= 0 rule"),
+    ("scikit-learn",
+     "`ndcg_score`, `dcg_score`: each row of dense arrays, the ideal from the items "
+     "passed only",
+     "tied scores share their averaged gain (`ignore_ties=False`)",
+     "`average_precision_score` scores one list at a time (relevant items not passed "
+     "cannot count); tied scores form one threshold",
+     "`ndcg_ties@k` after `judge(..., ties=\"average\")` on the items passed"),
+    ("Microsoft Recommenders",
+     "the users present in both the truth and the predictions",
+     "in prediction order (`rank(\"first\")`)",
+     "relevance binary by default (`score_type=\"binary\"`); `map_at_k` divides by "
+     "min(k, relevant items), `map` by the relevant items; natural-log discount (the nDCG "
+     "ratio is unchanged)",
+     "`rel=None` (each listed item relevant), `map(divisor=min)@k`, "
+     "`all_queries=False` for the users both sides have"),
+    ("RecBole",
+     "every user with test interactions",
+     "its top-k order",
+     "binary relevance; `MAP@k` divides by min(k, relevant items); `NDCG@k`'s ideal is "
+     "min(k, relevant) ones",
+     "`rel=None`, `map(divisor=min)@k` ([recommender how-to](howto/recommender.md))"),
+)
 
 NOTES: dict[str, dict[str, str]] = {
     "precision": {
         "ranx": "`precision@k` divides by k, as rankframe's default.",
+        "TorchMetrics": "`retrieval_precision(top_k=k)` divides by k; `adaptive_k=True` by "
+                        "min(k, n), which is `divisor=\"min\"` here; a document scored <= 0 "
+                        "is not counted as retrieved.",
         "Spark MLlib": "`RankingMetrics.precisionAt(k)` divides by k even when fewer than k "
                        "items were predicted; relevance is membership of the label set.",
     },
@@ -31,6 +111,11 @@ NOTES: dict[str, dict[str, str]] = {
     },
     "average_precision": {
         "ranx": "`map@k` divides by all relevant documents R, as rankframe's default.",
+        "TorchMetrics": "`retrieval_average_precision(top_k=k)` divides by the relevant "
+                        "documents found in the top k: `divisor=\"found\"` here.",
+        "Microsoft Recommenders": "`map_at_k` divides by min(k, relevant items): "
+                                  "`divisor=\"min\"`; `map` by the relevant items.",
+        "RecBole": "`MAP@k` divides by min(k, relevant items): `map(divisor=min)@k`.",
         "ir_measures": "`AP@k` is trec_eval's `map_cut_k`: divided by R.",
         "Spark MLlib": "`meanAveragePrecision` divides by the size of the label set; "
                        "`meanAveragePrecisionAt(k)` by min(k, label-set size), which is "
@@ -52,6 +137,8 @@ NOTES: dict[str, dict[str, str]] = {
                 "`gain=\"exponential\"` here.",
         "ir_measures": "`nDCG@k` is trec_eval's `ndcg_cut_k` by default: linear gain, ideal "
                        "ranking from all judged documents.",
+        "TorchMetrics": "`retrieval_normalized_dcg` averages the gain of tied scores (as "
+                        "scikit-learn): `ndcg_ties` after `judge(..., ties=\"average\")`.",
         "Spark MLlib": "`RankingMetrics.ndcgAt(k)` on plain label sets treats relevance as "
                        "binary (in the label set or not).",
         "scikit-learn": "`ndcg_score` takes dense arrays of true relevance and predicted "
@@ -65,5 +152,9 @@ NOTES: dict[str, dict[str, str]] = {
     },
     "judged": {
         "ir_measures": "`Judged@k`: the same definition.",
+    },
+    "rbp": {
+        "ranx": "graded RBP takes the grade itself as gain: "
+                "`rbp(graded=true, max_grade=1, clip=false)@p` here.",
     },
 }

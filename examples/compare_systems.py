@@ -36,14 +36,17 @@ run_paths = [DATA / f"run.{name}.txt" for name in ("bm25", "dense", "hybrid")]
 # %% [markdown]
 # ## Compare against the baseline
 #
-# `rf.compare` takes the runs and the qrels directly: it evaluates every run on the qrels
-# queries it retrieved for (as trec_eval; `rf.evaluate_runs` does this step on its own) and
-# tests each system against the first run, the baseline, on every measure. Here a paired
-# randomization test, Holm-corrected over the whole family, with t and bootstrap intervals.
+# `rf.compare` takes the runs and the qrels directly: it evaluates every run (here on the
+# qrels queries it retrieved for, as trec_eval without `-c`: `all_queries=False`; by
+# default every qrels query, a missing one scoring 0; `rf.evaluate_runs` does this step on
+# its own) and tests each system against the first run, the baseline, on every measure.
+# Here a paired randomization test, Holm-corrected over the whole family, with t and
+# bootstrap intervals.
 
 # %%
 result = rf.compare(run_paths, qrels=qrels_path, measures=["ndcg@10", "map", "P@10"],
-                    test="randomization", correction="holm", n_resamples=5_000, seed=1)
+                    test="randomization", correction="holm", n_resamples=5_000, seed=1,
+                    all_queries=False)
 with pl.Config(tbl_cols=-1, tbl_width_chars=160, float_precision=4):
     print(result.select("system", "measure", "mean", "ci_low", "ci_high", "delta",
                         "p_value", "p_adjusted", "significant", "wins", "ties", "losses",
@@ -71,7 +74,7 @@ print(report.to_latex(result, caption="Runs compared with bm25 as baseline",
 cutoffs = [1, 3, 5, 10, 20]
 eleven = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
 per_query = rf.evaluate_runs(run_paths, qrels_path,
-                             [*(f"ndcg@{k}" for k in cutoffs), *eleven])
+                             [*(f"ndcg@{k}" for k in cutoffs), *eleven], all_queries=False)
 systems = per_query["system"].unique(maintain_order=True).to_list()
 print(per_query.select("system", "qid", "ndcg@10").head(6))
 

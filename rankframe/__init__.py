@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from rankframe.errors import EngineError as EngineError
 from rankframe.errors import InputError as InputError
@@ -20,7 +19,13 @@ from rankframe.errors import InputWarning as InputWarning
 from rankframe.errors import MeasureError as MeasureError
 from rankframe.errors import RankframeError as RankframeError
 
+# Not typing's (an import of tens of milliseconds, before the command line can take a
+# Ctrl-C): type checkers read the blocks under it, the interpreter skips them.
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from rankframe.analysis.compare import adjust_pvalues as adjust_pvalues
     from rankframe.analysis.compare import compare as compare
     from rankframe.analysis.runs import evaluate_runs as evaluate_runs
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
     from rankframe.evaluate import evaluate_run as evaluate_run
     from rankframe.evaluate import summarize as summarize
     from rankframe.faces.polars import *  # noqa: F403  (the metric builders are the public API)
+    from rankframe.faces.polars.many import evaluate_expr as evaluate_expr
     from rankframe.groups import average_groups as average_groups
     from rankframe.groups import evaluate_groups as evaluate_groups
     from rankframe.groups import judge_groups as judge_groups
@@ -52,6 +58,7 @@ _LAZY: dict[str, str] = {
     "evaluate": "rankframe.evaluate",
     "evaluate_run": "rankframe.evaluate",
     "summarize": "rankframe.evaluate",
+    "evaluate_expr": "rankframe.faces.polars.many",
     "average_groups": "rankframe.groups",
     "evaluate_groups": "rankframe.groups",
     "judge_groups": "rankframe.groups",

@@ -2,6 +2,9 @@
 
 import sys
 
-from rankframe.cli.main import main
+try:
+    from rankframe.cli.main import command
+except KeyboardInterrupt:  # Ctrl-C before the command line is loaded
+    sys.exit(130)
 
-sys.exit(main())
+sys.exit(command())

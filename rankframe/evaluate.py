@@ -16,13 +16,14 @@ from typing import Any
 import polars as pl
 
 from rankframe import faces
+from rankframe.averaging import NoRelevant, answered_queries, no_relevant_rows
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
-from rankframe.frames import Eager, eager, graded_qrels, to_polars
+from rankframe.frames import Eager, eager, graded_qrels, run_and_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
 from rankframe.table.blocks import first_of_query
-from rankframe.table.checks import check_frame, check_judged
+from rankframe.table.checks import Checked, check_frame, check_judged
 from rankframe.table.inputs import schema_of
 from rankframe.table.judge import judge, judge_positive_rows, positive_rows
 from rankframe.validation import MAX_GRADE
@@ -128,16 +129,17 @@ def evaluate(
     # Only the columns the measures read go further.
     read = (columns[c] for m in parsed for c in m.metric.columns)
     needed = list(dict.fromkeys([*keys, *read]))
-    grouped, new_key = False, None
+    checked = Checked(grouped=False, new_key=None)
     with preparing(face, parsed, con):
         if isinstance(judged, pl.DataFrame):
-            grouped, new_key = check_frame(judged, keys, rel, rank, max_grade)
+            checked = check_frame(judged, keys, rel, rank, max_grade)
             judged = judged[needed]  # no copy (select would plan a query)
         else:
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
+        grouped = checked.grouped
         if _positive_rows_suffice(parsed):
-            kept = _kept_besides_positive(judged, keys, grouped, new_key)
+            kept = _kept_besides_positive(judged, keys, checked)
             judged = positive_rows(judged, keys, rel, kept)
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
@@ -158,16 +160,19 @@ _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": 
 _ROWS_PER_RUN = 8
 
 
-def _kept_besides_positive(judged: pl.DataFrame | pl.LazyFrame, keys: list[str], grouped: bool,
-                           new_key: pl.Series | None) -> pl.Series | pl.Expr | None:
+def _kept_besides_positive(judged: pl.DataFrame | pl.LazyFrame, keys: list[str],
+                           checked: Checked) -> pl.Series | pl.Expr | None:
     """The rows :func:`positive_rows` keeps besides those with a grade > 0, so that every
     query keeps a row: the first of each run of equal keys when the table is grouped by
     query or the runs are few (``new_key`` marks them; None on a LazyFrame: found there),
-    else the first row of each query (:func:`first_of_query`, which hashes the key)."""
-    if isinstance(judged, pl.LazyFrame) or grouped:
+    else one row of each query (the check found them, or :func:`first_of_query`)."""
+    new_key = checked.new_key
+    if isinstance(judged, pl.LazyFrame) or checked.grouped:
         return new_key
     if new_key is not None and new_key.sum() * _ROWS_PER_RUN <= new_key.len():
         return new_key
+    if checked.one_per_query is not None:
+        return checked.one_per_query
     return first_of_query(keys)
 
 
@@ -208,6 +213,8 @@ def evaluate_run(
     threshold: float = 1,
     con: Any = None,
     judged_only: bool = False,
+    all_queries: bool = True,
+    no_relevant: NoRelevant = "keep",
 ) -> pl.DataFrame:
     """Per-query values of several measures for a run against its qrels: the table
     ``evaluate(judge(run, qrels, depth=depth, judged_only=judged_only), measures, ...)``
@@ -225,8 +232,10 @@ def evaluate_run(
     ----------
     run, qrels
         The run (``query``, ``doc``, ``score``) and the qrels (``query``, ``doc``, ``rel``),
-        Polars DataFrames or LazyFrames, pandas DataFrames or pyarrow Tables, as for
-        :func:`rankframe.judge`.
+        Polars DataFrames or LazyFrames, pandas DataFrames or pyarrow Tables, or the peers'
+        forms (a dict ``{qid: {docid: score}}``, ranx ``Run``/``Qrels``, ir_measures
+        namedtuples, TorchMetrics-style ``(preds, indexes)`` / ``(target, indexes)``), as
+        for :func:`rankframe.judge`.
     measures
         Measure strings, as for :func:`evaluate`.
     query, doc, score
@@ -241,6 +250,15 @@ def evaluate_run(
         As for :func:`evaluate`.
     judged_only
         Rank only the judged documents (trec_eval ``-J``), as for :func:`rankframe.judge`.
+    all_queries
+        True (default): a row for every qrels query, those the run did not answer scoring
+        0 (trec_eval ``-c``, ir_measures, ranx); False: the qrels queries the run answered
+        (trec_eval without ``-c``, pytrec_eval). The same parameter and default as
+        :func:`rankframe.evaluate_runs` (:mod:`rankframe.averaging`).
+    no_relevant
+        A query with no relevant row: ``"keep"`` its values (default), ``"neg"`` 0,
+        ``"pos"`` 1, ``"skip"`` left out, ``"error"`` refused (TorchMetrics'
+        ``empty_target_action``, whose default is ``"neg"``).
 
     Examples
     --------
@@ -252,7 +270,7 @@ def evaluate_run(
     [('a', 0.0, 0.5), ('b', 0.0, 0.0)]
     """
     fn = "evaluate_run"
-    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    run, qrels = run_and_qrels(fn, run, qrels, query=query, doc=doc, score=score, rel=rel)
     qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
@@ -260,16 +278,29 @@ def evaluate_run(
             or not _positive_rows_suffice(parsed)):
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth,
                        judged_only=judged_only)
-        return evaluate(judged, measures, query=query, rel=rel, engine=engine,
-                        threshold=threshold, con=con)
+        return _queries(fn, evaluate(judged, measures, query=query, rel=rel, engine=engine,
+                                     threshold=threshold, con=con), run, qrels, query, rel,
+                        threshold, all_queries, no_relevant)
     max_grade = _exponential(parsed)
     if max_grade is not None and isinstance(qrels, pl.DataFrame) and rel in qrels.columns:
         _grades_at_most(fn, qrels, query, rel, max_grade)
     with preparing(face, parsed, con):
         rows = judge_positive_rows(fn, run, qrels, query=query, doc=doc, score=score, rel=rel,
                                    depth=depth, judged_only=judged_only)
-    return face.to_polars(face.evaluate(rows, parsed, [query], _COLUMNS | {"rel": rel},
-                                        connection=con))
+    return _queries(fn, face.to_polars(face.evaluate(rows, parsed, [query],
+                                                     _COLUMNS | {"rel": rel}, connection=con)),
+                    run, qrels, query, rel, threshold, all_queries, no_relevant)
+
+
+def _queries(fn: str, per_query: pl.DataFrame, run: pl.DataFrame | pl.LazyFrame,
+             qrels: pl.DataFrame | pl.LazyFrame, query: str, rel: str, threshold: float,
+             all_queries: bool, no_relevant: str) -> pl.DataFrame:
+    """evaluate_run's table on the queries ``all_queries`` and ``no_relevant`` keep
+    (:mod:`rankframe.averaging`)."""
+    if not all_queries:
+        per_query = answered_queries(per_query, run, query)
+    return no_relevant_rows(fn, per_query, qrels, query=query, rel=rel, threshold=threshold,
+                            action=no_relevant)
 
 
 def _grades_at_most(fn: str, qrels: pl.DataFrame, query: str, rel: str,
@@ -285,20 +316,59 @@ def _grades_at_most(fn: str, qrels: pl.DataFrame, query: str, rel: str,
         )
 
 
-def _aggregate(measure: Measure) -> pl.Expr:
+def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
     column = pl.col(measure.label)
     if measure.summary == "sum":
-        return column.sum()
+        # Summed in 128 bits: the sum of 64-bit counts may not fit them (checked by the
+        # caller, _fits_int64), and an integer column must not wrap around.
+        return column.cast(pl.Int128).sum() if dtype.is_integer() else column.sum()
     if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
         return pl.lit(None, dtype=pl.String)
     # As trec_eval: the values added in query order, then one division by their number
-    # (docs/semantics.md#exactness); Polars' mean adds pairwise.
-    values = column.drop_nulls().cast(pl.Float64)
+    # (docs/semantics.md#exactness); Polars' mean adds pairwise. There are no NULLs
+    # (_refuse_nulls).
+    values = column.cast(pl.Float64)
     if measure.summary == "gmean":
         values = values.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log()
     n = values.len()
     mean = pl.when(n > 0).then(divide(sequential_sum(values), n))
     return mean.exp() if measure.summary == "gmean" else mean
+
+
+def _refuse_nulls(per_query: pl.DataFrame, measures: list[Measure], keys: list[str]) -> None:
+    """Raise for a NULL value of a summarised measure, naming the measure and the query: a
+    mean over the other queries would silently be over fewer queries than the table has."""
+    labels = [m.label for m in measures if m.summary != "none"]
+    counts = per_query.select(pl.col(labels).null_count()).row(0) if labels else ()
+    for label, nulls in zip(labels, counts, strict=True):
+        if not nulls:
+            continue
+        where = "a row"
+        if keys:
+            row = per_query.filter(pl.col(label).is_null()).select(keys).row(0)
+            where = ", ".join(f"{k}={v!r}" for k, v in zip(keys, row, strict=True))
+        more = f" (and {nulls - 1} more)" if nulls > 1 else ""
+        raise InputError(
+            f"summarize: {label!r} is NULL for {where}{more}; a summary over the "
+            f"other rows would leave it out silently: drop those rows (.drop_nulls({label!r})) "
+            f"or give them a value (.fill_null(0)) first")
+
+
+def _fits_int64(summary: pl.DataFrame, measures: list[Measure], groups: list[str]
+                ) -> pl.DataFrame:
+    """``summary`` with its 128-bit sums as Int64, or an InputError naming the count (and
+    the ``groups`` row) whose sum is beyond a 64-bit integer."""
+    for m in measures:
+        if m.summary != "sum" or summary.schema[m.label] != pl.Int128:
+            continue
+        column = pl.col(m.label)
+        beyond = summary.filter((column < -(2**63)) | (column > 2**63 - 1))
+        if beyond.height:
+            group = "".join(f", {g}={beyond[g][0]!r}" for g in groups)
+            raise InputError(f"summarize: the sum of {m.label!r} over the queries"
+                             f"{group} ({beyond[m.label][0]}) does not fit a 64-bit integer")
+        summary = summary.with_columns(column.cast(pl.Int64))
+    return summary
 
 
 def _summary_measure(label: str, guessed: bool) -> Measure:
@@ -326,6 +396,9 @@ def summarize(
 
     ``measures`` defaults to every column that is neither a query nor a ``by`` column; each
     name must parse as a measure string. ``by`` groups the summary (e.g. by ``"system"``).
+    A NULL value (an invalid group's measure, a query missing after a join) is an
+    :class:`~rankframe.errors.InputError` naming the measure and the query, never left out
+    of a mean; so is a count whose sum does not fit a 64-bit integer.
 
     Parameters
     ----------
@@ -355,8 +428,12 @@ def summarize(
     missing = [c for c in labels if c not in per_query.columns]
     if missing:
         raise InputError(f"summarize: column(s) {missing} not in the table {per_query.columns}")
-    exprs = [_aggregate(_summary_measure(label, measures is None)).alias(label)
-             for label in labels]
+    parsed = [_summary_measure(label, measures is None) for label in labels]
+    _refuse_nulls(per_query, parsed, [*groups, *(k for k in _keys(query) if k in
+                                                 per_query.columns and k not in groups)])
+    exprs = [_aggregate(m, per_query.schema[m.label]).alias(m.label) for m in parsed]
     if groups:
-        return per_query.group_by(groups, maintain_order=True).agg(exprs).sort(groups)
-    return per_query.select(exprs)
+        summary = per_query.group_by(groups, maintain_order=True).agg(exprs).sort(groups)
+    else:
+        summary = per_query.select(exprs)
+    return _fits_int64(summary, parsed, groups)

@@ -6,6 +6,12 @@ functions) also takes a pandas DataFrame or a pyarrow Table (or RecordBatch), co
 here once; what they return is Polars. Neither library is imported unless such a table is
 passed: the check reads the object's type by its module name first.
 
+Where a run and qrels are taken (``judge``, ``evaluate_run``, ``evaluate_runs``,
+``unjudged_run_queries``), the peers' in-memory forms are accepted too and converted here
+once (:func:`run_and_qrels`, :mod:`rankframe.peer_inputs`): pytrec_eval's, ranx's and
+ir_measures' dict of dicts, ranx's ``Run``/``Qrels``, ir_measures' namedtuples,
+TorchMetrics' ``(preds, indexes)`` and ``(target, indexes)`` arrays.
+
 The qrels of implicit feedback (held-out interactions, clicks) have no grade column:
 ``rel=None`` gives each listed pair the grade 1 (:func:`graded_qrels`).
 """
@@ -18,9 +24,10 @@ from typing import Any, Protocol, overload
 import polars as pl
 
 from rankframe.errors import InputError
+from rankframe.peer_inputs import FORMS, Role, arrays_pair, peer_frame
 
 __all__ = ["ACCEPTED", "ArrowTabular", "Eager", "eager", "from_foreign", "graded_qrels",
-           "to_polars"]
+           "run_and_qrels", "run_or_qrels", "to_polars"]
 
 #: What the public API takes where it takes a table, for error messages.
 ACCEPTED = "a polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow Table"
@@ -135,3 +142,50 @@ def graded_qrels(fn: str, qrels: pl.DataFrame | pl.LazyFrame, rel: str | None
             f"column with rel=..., or pass rel=None for qrels without grades (every listed "
             f"pair relevant, grade 1: held-out interactions, clicks)")
     return qrels, rel
+
+
+def run_or_qrels(fn: str, role: Role, obj: object, columns: tuple[str, str, str],
+                 name: str | None = None) -> pl.DataFrame | pl.LazyFrame:
+    """A run or qrels (``role``) as a Polars frame: a Polars frame as it is, a pandas
+    DataFrame or pyarrow Table converted, or one of the peers' forms
+    (:mod:`rankframe.peer_inputs`) made into a frame with ``columns`` (query, doc, score or
+    grade). Anything else is a TypeError naming ``fn``, the argument (``name``, default the
+    role) and every form accepted."""
+    if isinstance(obj, (pl.DataFrame, pl.LazyFrame)):
+        return obj
+    converted = from_foreign(fn, name or role, obj)
+    if converted is None:
+        converted = peer_frame(fn, role, obj, columns)
+    if converted is None:
+        kind = type(obj)
+        got = kind.__name__ if kind.__module__ == "builtins" else (
+            f"{kind.__module__}.{kind.__qualname__}")
+        raise TypeError(f"{fn}: the {name or role}: expected {FORMS[role]}, got {got}")
+    return converted
+
+
+def run_and_qrels(fn: str, run: object, qrels: object, *, query: str = "qid",
+                  doc: str = "docid", score: str = "score", rel: str | None = "rel"
+                  ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
+    """The run and the qrels as Polars frames (:func:`run_or_qrels`), converted once, with
+    the columns the caller names. TorchMetrics-style arrays name documents by position, so
+    they are taken on both sides or on neither, and must be the same rows."""
+    if arrays_pair(run) != arrays_pair(qrels):
+        given = "run" if arrays_pair(run) else "qrels"
+        raise InputError(
+            f"{fn}: the {given} is TorchMetrics-style (values, indexes) arrays, whose documents "
+            "are row positions, so the other must be too: run=(preds, indexes), "
+            "qrels=(target, indexes)")
+    run_frame = run_or_qrels(fn, "run", run, (query, doc, score))
+    qrels_frame = run_or_qrels(fn, "qrels", qrels, (query, doc, rel or IMPLICIT_GRADE))
+    if arrays_pair(run):
+        assert isinstance(run_frame, pl.DataFrame) and isinstance(qrels_frame, pl.DataFrame)
+        if not run_frame[query].equals(qrels_frame[query], check_names=False):
+            raise InputError(
+                f"{fn}: the run's and the qrels' indexes differ ({run_frame.height} and "
+                f"{qrels_frame.height} rows); TorchMetrics-style arrays are one row per "
+                "(query, document): preds, target and indexes of the same rows")
+    foreign = ("polars", "pandas", "pyarrow")
+    if rel is None and type(qrels).__module__.partition(".")[0] not in foreign:
+        qrels_frame = qrels_frame.drop(IMPLICIT_GRADE)  # rel=None: the listed pairs only
+    return run_frame, qrels_frame

@@ -130,7 +130,8 @@ def average_groups(per_group: Eager, *, query: str = "qid",
     Returns
     -------
     pl.DataFrame
-        One row per query, sorted by ``query``; Float64 measure columns.
+        One row per query, sorted by ``query``; Float64 measure columns (NULL for a query
+        with a NULL value in one of its groups).
 
     Examples
     --------
@@ -142,9 +143,12 @@ def average_groups(per_group: Eager, *, query: str = "qid",
     """
     per_group = eager("average_groups", "per_group", per_group)
     values = [c for c in per_group.columns if c not in (query, group)]
+    # A NULL value (an invalid group's) makes the query's mean NULL: left out, the mean
+    # would be over the other groups, or count it as 0, without a word.
     return (per_group.sort(query, group)
             .group_by(query, maintain_order=True)
-            .agg((pl.col(c).cast(pl.Float64).cum_sum().last() / pl.len()).alias(c)
+            .agg(pl.when(pl.col(c).null_count() == 0)
+                 .then(pl.col(c).cast(pl.Float64).cum_sum().last() / pl.len()).alias(c)
                  for c in values))
 
 

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from rankframe.docsections import described_by
-from rankframe.errors import RankframeError
+from rankframe.errors import InputError, RankframeError
 from rankframe.faces.base import JudgeOptions, Ties, parse_for
 from rankframe.faces.ibis import (
     BACKENDS,
@@ -28,6 +28,7 @@ from rankframe.faces.ibis import (
     POSTGRES_URL_ENV,
     IbisFace,
     backend_of,
+    case_distinct,
     evaluate_table,
     unsupported_metrics,
 )
@@ -85,7 +86,10 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     columns, NULL first), one column per measure named as written (float64; int64 for the
     ``num_*`` counts). ``columns`` maps other metric columns (``tie_first``, ``x`` ...) to
     the table's names. The table is trusted: check it first if it may be malformed
-    (docs/semantics.md, "Input checks").
+    (docs/semantics.md, "Input checks"); but two columns whose names differ only in case
+    are an :class:`~rankframe.errors.InputError` on a backend that may match names without
+    regard to case (every one but PostgreSQL, DataFusion and Polars; an unbound table runs
+    on DuckDB), as they are for :func:`to_sql`'s dialect.
 
     Parameters
     ----------
@@ -102,8 +106,15 @@ def evaluate(table: Any, measures: str | Sequence[str], *, query: str | Sequence
     keys = [query] if isinstance(query, str) else list(query)
     found = backend_of(table)
     backend = getattr(found, "name", None)
+    case_distinct("evaluate", "judged table", table.columns, backend)
     parsed = _measures(measures, keys, threshold, backend)
-    return evaluate_table(table, parsed, keys, _columns(rel, rank, columns), backend)
+    names = _columns(rel, rank, columns)
+    read = dict.fromkeys([*keys, *(names[c] for m in parsed for c in m.metric.columns)])
+    missing = [name for name in read if name not in table.columns]
+    if missing:
+        raise InputError(f"evaluate: missing column(s) {', '.join(map(repr, missing))}; the "
+                         f"table has: {', '.join(map(repr, table.columns))}")
+    return evaluate_table(table, parsed, keys, names, backend)
 
 
 @described_by(SHARED_PARAMETERS)
@@ -195,6 +206,7 @@ def to_sql(measures: str | Sequence[str], *, dialect: str, table: str = "judged"
         for c in m.metric.columns:
             types[names[c]] = _COLUMN_TYPES[c]
     types |= dict(schema or {})
+    case_distinct("to_sql", f"table {table!r}", types, backend)
     source = ibis.table(types, name=table)
     expr = evaluate_table(source, parsed, keys, names,
                           backend if backend in BACKENDS else None)

@@ -148,7 +148,12 @@ def measure_names() -> dict[str, str]:
 
 
 def _number(label: str, text: str, *, integer: bool) -> int | float:
+    """The number after the '@': ASCII digits only (Python's int() and float() also read
+    other scripts' digits and underscores, which no peer does)."""
     try:
+        if not re.fullmatch(r"\s*[+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?\s*|\s*[+-]?(inf|nan)\s*",
+                            text, re.ASCII | re.IGNORECASE):
+            raise ValueError(text)
         value: int | float = int(text) if integer else float(text)
     except ValueError:
         kind = "a positive integer cutoff" if integer else "a number"
@@ -195,12 +200,49 @@ def _gain_map(label: str, text: str) -> dict[int, float]:
     return pairs
 
 
-def _unknown(label: str) -> MeasureError:
-    known = ", ".join(sorted(_ALIASES))
-    return MeasureError(
-        f"unknown measure {label!r}; use name[@cutoff] with one of: {known} "
-        "(or a trec_eval name such as P_10, ndcg_cut_10, map_cut_100, recip_rank)"
-    )
+class UnknownMeasure(MeasureError):
+    """A measure string whose name is no measure; the message holds the few closest names
+    (:func:`rankframe.trec_eval.unknown_measure`, shared with the command line)."""
+
+    def __init__(self, label: str, name: str) -> None:
+        super().__init__(label, name)
+        self.label, self.name = label, name
+        self._message: str | None = None
+
+    def __str__(self) -> str:  # made when read: is_measure's tries raise it unread
+        if self._message is None:
+            self._message = str(trec_eval.unknown_measure(
+                None, self.name, label=self.label, others=known_names(), valid=is_measure,
+                first=respellings(self.label, self.name)))
+        return self._message
+
+
+def respellings(written: str, name: str) -> list[str]:
+    """What ``written`` may have meant when its ``name`` is a whole measure followed by a
+    cutoff (``ndcg_cut_10@3``): that measure, and its rankframe name with the cutoff
+    (``ndcg@3``)."""
+    rest = written.strip()[len(name):]
+    if not rest.startswith("@") or not is_measure(name):
+        return []
+    root = canonical(name).partition("@")[0].partition("(")[0]
+    return [name, *([root + rest] if is_measure(root + rest) else [])]
+
+
+def known_names() -> list[str]:
+    """Every name a measure string may start with: rankframe's aliases, trec_eval's printed
+    names without a parameter, ir_measures' names (for "did you mean")."""
+    return [*(_CANONICAL.get(a, n) if n == _CANONICAL.get(a, n).lower() else n
+              for n, a in sorted(_ALIASES.items())),
+            *PRINTED_NAMES, *_PEER_SPELLINGS.values()]
+
+
+def is_measure(label: str) -> bool:
+    """Whether ``label`` reads as one measure string or a trec_eval ``-m`` form."""
+    try:
+        parse_all([label])
+    except MeasureError:
+        return False
+    return True
 
 
 def _split(label: str) -> tuple[str, str, str | None]:
@@ -214,8 +256,94 @@ def _split(label: str) -> tuple[str, str, str | None]:
         return CUTOFF_NAMES[trec_cut["name"]], "", trec_cut["cutoff"]
     match = _GRAMMAR.match(text)
     if match is None:
-        raise _unknown(label)
-    return match["name"], match["params"] or "", match["cutoff"]
+        name = re.split(r"[@(.]", text, maxsplit=1)[0]
+        if "." not in text and (name.lower() in _ALIASES or name.lower() in _PEER_NAMES):
+            raise MeasureError(f"measure {label!r}: cannot read it as name[(param=value, "
+                               "...)][@cutoff], e.g. ndcg@10, P(rel=2)@5, map")
+        raise UnknownMeasure(label, name)
+    return _from_peers(label, match["name"], match["params"] or "", match["cutoff"])
+
+
+# --- ir_measures' names and parameters -----------------------------------------------------
+# ir_measures writes measures as Name(param=value)@cutoff (nDCG@10, P(rel=2)@5, AP(rel=2),
+# nDCG(dcg=exp-log2)@10, RBP(p=0.8)); names are matched without regard to case, as
+# rankframe's are. Its names that rankframe spells otherwise, lowercased -> rankframe's:
+_PEER_NAMES = {"setp": "p", "setr": "recall", "setf": "set_f", "setap": "set_map",
+               "setrelp": "relative_p", "numrel": "num_rel", "numret": "num_ret",
+               "numrelret": "num_rel_ret"}
+#: The same names as ir_measures spells them (for "did you mean").
+_PEER_SPELLINGS = {"setp": "SetP", "setr": "SetR", "setf": "SetF", "setap": "SetAP",
+                   "setrelp": "SetRelP", "numrel": "NumRel", "numret": "NumRet",
+                   "numrelret": "NumRelRet"}
+#: ir_measures' nDCG(dcg=...) -> rankframe's gain.
+_PEER_DCG = {"log2": "linear", "exp-log2": "exponential"}
+
+
+def _items(params: str) -> list[str]:
+    """The ``key=value`` items of a parameter text, split at the commas outside braces and
+    brackets (ir_measures' ``gains={0:0,1:1,2:3}`` is one item)."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(params):
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(params[start:i])
+            start = i + 1
+    items.append(params[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def _from_peers(label: str, name: str, params: str, cutoff: str | None
+                ) -> tuple[str, str, str | None]:
+    """ir_measures' spelling of a measure in rankframe's: its names (``SetP``, ``NumRet``),
+    ``rel=`` (the relevance level: ``threshold=``), ``cutoff=`` (the ``@`` value),
+    ``dcg=log2|exp-log2`` (``gain=linear|exponential``), ``gains={grade: gain, ...}``
+    (``gains=grade:gain;...``), ``p=`` of RBP (its ``@`` value); rankframe's own
+    spelling passes unchanged."""
+    peer = name.lower()
+    items = _items(params)
+    if peer in _PEER_NAMES:
+        name = _PEER_NAMES[peer]
+    alias = _ALIASES.get(name.lower())
+    if alias is None:
+        return name, params, cutoff
+    takes = {p.name for p in METRICS[alias.metric].params}
+    kept: list[str] = []
+    for item in items:
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep:
+            kept.append(item)
+        elif key == "rel" and peer == "numret":  # NumRet(rel=n): relevant rows retrieved
+            name, alias = "num_rel_ret", _ALIASES["num_rel_ret"]
+            kept.append(f"threshold={value}")
+        elif key == "rel" and "threshold" in takes:
+            kept.append(f"threshold={value}")
+        elif cutoff is None and (key, alias.cutoff) in (("cutoff", "k"), ("p", "p")):
+            cutoff = value
+        elif key == "dcg" and "gain" in takes:
+            if value.strip("'\"") not in _PEER_DCG:
+                raise MeasureError(f"measure {label!r}: dcg is one of "
+                                   f"{', '.join(_PEER_DCG)} (ir_measures), got {value!r}")
+            kept.append(f"gain={_PEER_DCG[value.strip(chr(39) + chr(34))]}")
+        elif key == "gains" and value.startswith("{") and value.endswith("}"):
+            pairs = [pair.partition(":") for pair in _items(value[1:-1])]
+            kept.append("gains=" + ";".join(f"{g.strip()}:{v.strip()}" for g, _, v in pairs))
+        elif key == "beta" and peer == "setf" and cutoff is None:  # trec_eval's set_F.x
+            cutoff = value
+        elif key == "relative" and peer == "setp":
+            if value.lower() == "true":
+                name, alias = "relative_p", _ALIASES["relative_p"]
+        elif key == "judged_only":
+            if value.lower() == "true":
+                raise MeasureError(
+                    f"measure {label!r}: judged_only is an option of the evaluation, not of "
+                    "one measure in rankframe: evaluate_run(..., judged_only=True), "
+                    "judge(..., judged_only=True) or rankframe eval -J")
+        else:
+            kept.append(item)
+    return name, ", ".join(kept), cutoff
 
 
 #: Parameters given after the '@' of a measure string, never inside its parentheses.
@@ -239,7 +367,7 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     name, params, cutoff = _split(label)
     alias = _ALIASES.get(name.lower())
     if alias is None:
-        raise _unknown(label)
+        raise UnknownMeasure(label, name)
     metric = METRICS[alias.metric]
     names = {p.name for p in metric.params}
     values: dict[str, Any] = dict(alias.fixed)
@@ -267,7 +395,7 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
     elif cutoff is not None:
         raise MeasureError(f"measure {label!r}: {name} takes no cutoff")
     given: set[str] = set()
-    for item in filter(None, (part.strip() for part in params.split(","))):
+    for item in _items(params):
         key, sep, raw = item.partition("=")
         key = key.strip()
         if key in given:
@@ -305,7 +433,7 @@ def canonical(label: str) -> str:
     measure = parse(label)  # validates
     name, params, cutoff = _split(label)
     text = _CANONICAL[_ALIASES[name.lower()]]
-    given = [item.partition("=") for item in filter(None, map(str.strip, params.split(",")))]
+    given = [item.partition("=") for item in _items(params)]
     if given:
         text += "(" + ", ".join(f"{k.strip()}={v.strip()}" for k, _, v in given) + ")"
     if cutoff is not None:
@@ -346,39 +474,80 @@ def trec_eval_name(label: str) -> str | None:
     return None
 
 
-def expand(labels: Sequence[str]) -> list[str]:
-    """``labels`` with trec_eval's ``-m`` forms with parameters replaced by the measure
-    strings they select (:func:`rankframe.trec_eval.expand`): ``"P.5,10"`` -> ``"P_5"``,
-    ``"P_10"``; ``"ndcg_cut.10"`` -> ``"ndcg_cut_10"``; every other label unchanged.
+def peer_label(label: object) -> object:
+    """A measure object of ir_measures (``nDCG@10``, ``P(rel=2)@5``: its module is
+    ``ir_measures``) as its string, which rankframe reads; anything else unchanged."""
+    if type(label).__module__.partition(".")[0] == "ir_measures":
+        return str(label)
+    return label
+
+
+def split_cutoffs(label: str) -> list[str]:
+    """A measure string with a list of cutoffs as one string per cutoff, for every measure:
+    ``"ndcg@5,10"`` and ir_measures-style ``"ndcg@[5,10]"`` -> ``"ndcg@5"``, ``"ndcg@10"``
+    (``"P(rel=2)@[5,10]"`` -> ``"P(rel=2)@5"``, ``"P(rel=2)@10"``); any other string as it is.
 
     Examples
     --------
-    >>> expand(["P.5,10", "ndcg@10", "iprec@0.5"])
-    ['P_5', 'P_10', 'ndcg@10', 'iprec@0.5']
+    >>> split_cutoffs("ndcg@5,10"), split_cutoffs("AP@[5, 10]"), split_cutoffs("map")
+    (['ndcg@5', 'ndcg@10'], ['AP@5', 'AP@10'], ['map'])
+    """
+    head, at, tail = label.strip().rpartition("@")
+    if not at or ")" in tail or "(" in tail:
+        return [label]
+    bracketed = tail.startswith("[") and tail.endswith("]")
+    if not bracketed and "," not in tail:
+        return [label]
+    items = [item.strip() for item in (tail[1:-1] if bracketed else tail).split(",")]
+    if not all(items):
+        raise MeasureError(f"measure {label!r}: a list of cutoffs is @5,10 or @[5,10] "
+                           f"(one number between each pair of commas), got {tail!r}")
+    return [f"{head}@{item}" for item in items]
+
+
+def expand(labels: Sequence[object]) -> list[str]:
+    """``labels`` with each measure that stands for several replaced by those: trec_eval's
+    ``-m`` forms with parameters by the measure strings they select
+    (:func:`rankframe.trec_eval.expand`: ``"P.5,10"`` -> ``"P_5"``, ``"P_10"``;
+    ``"ndcg_cut.10"`` -> ``"ndcg_cut_10"``), a list of cutoffs by one string per cutoff
+    (:func:`split_cutoffs`: ``"ndcg@5,10"``, ``"P@[1,5]"``), an ir_measures measure object
+    by its string; every other label unchanged.
+
+    Examples
+    --------
+    >>> expand(["P.5,10", "ndcg@10", "iprec@0.5", "mrr@[5,10]"])
+    ['P_5', 'P_10', 'ndcg@10', 'iprec@0.5', 'mrr@5', 'mrr@10']
     """
     out: list[str] = []
-    for label in labels:
-        if isinstance(label, str) and "." in label and trec_eval.is_spec(label):
+    for label in map(peer_label, labels):
+        if not isinstance(label, str):
+            raise MeasureError(f"a measure must be a string such as 'ndcg@10', got {label!r}")
+        if "." in label and trec_eval.is_spec(label):
             out.extend(trec_eval.expand(label))
         else:
-            out.append(label)
+            out.extend(split_cutoffs(label))
     return out
 
 
-def parse_all(labels: list[str] | tuple[str, ...], *, threshold: float | None = None
-              ) -> list[Measure]:
-    """Parse several measure strings, trec_eval's ``-m`` forms expanded (:func:`expand`);
-    labels must be distinct (they become column names)."""
-    if isinstance(labels, str):
-        labels = [labels]
-    if not isinstance(labels, Sequence):
-        raise MeasureError(
-            f"measures must be a measure string or a list of them, got {labels!r}")
-    labels = expand(labels)
+def as_labels(measures: object) -> list[object]:
+    """What the API takes as measures, as a list: one measure string (or ir_measures
+    measure object), or a list or tuple of them, or a set (pytrec_eval's habit), sorted."""
+    if isinstance(measures, set | frozenset):
+        return sorted(measures, key=str)
+    if isinstance(measures, list | tuple):
+        return list(measures)
+    if isinstance(measures, str) or peer_label(measures) is not measures:
+        return [measures]
+    raise MeasureError(f"measures must be a measure string or a list of them, got {measures!r}")
+
+
+def parse_all(labels: object, *, threshold: float | None = None) -> list[Measure]:
+    """Parse several measure strings (:func:`as_labels`), trec_eval's ``-m`` forms and
+    lists of cutoffs expanded (:func:`expand`); labels must be distinct (they become column
+    names)."""
+    labels = expand(as_labels(labels))
     seen: set[str] = set()
     for label in labels:
-        if not isinstance(label, str):
-            raise MeasureError(f"a measure must be a string such as 'ndcg@10', got {label!r}")
         if label in seen:
             raise MeasureError(f"measure {label!r} is requested twice")
         seen.add(label)

@@ -15,13 +15,12 @@ import bisect
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rankframe.errors import InputError
 from rankframe.persistence import floor_steps, floor_weight
 
 if TYPE_CHECKING:
-    from rankframe.faces.base import JudgeOptions
     from rankframe.registry import Metric
 
 Row = tuple[float | None, int | None]
@@ -411,6 +410,7 @@ def rbp(
     threshold: float = 1,
     graded: bool = False,
     max_grade: float | None = None,
+    clip: bool = True,
 ) -> float:
     """Contract: docs/semantics.md#rbp."""
     if graded:
@@ -431,7 +431,7 @@ def rbp(
         elif rel is None or rel <= 0 or top is None or top <= 0:
             g = 0.0
         else:
-            g = min(rel / top, 1.0)
+            g = min(rel / top, 1.0) if clip else rel / top
         if g != 0:
             total += g * weight
     return (1 - p) * total
@@ -949,8 +949,24 @@ def _text_order(doc: object) -> bytes:
     return str(doc).encode("utf-8")
 
 
+class JudgeSettings(Protocol):
+    """What :func:`judged_rows` reads of a ``judge`` call's options (the faces'
+    ``JudgeOptions`` has these and more; the oracle imports no face)."""
+
+    @property
+    def query(self) -> str: ...
+    @property
+    def doc(self) -> str: ...
+    @property
+    def depth(self) -> int | None: ...
+    @property
+    def ties(self) -> str: ...
+    @property
+    def judged_only(self) -> bool: ...
+
+
 def judged_rows(run: list[tuple[Any, Any, float]], qrels: list[tuple[Any, Any, Any]],
-                 options: JudgeOptions) -> list[tuple[Any, ...]]:
+                 options: JudgeSettings) -> list[tuple[Any, ...]]:
     """The judged table's rows in its documented order, with the tie columns when asked."""
     for side, pairs in (("run", [(q, d) for q, d, _ in run]),
                         ("qrels", [(q, d) for q, d, _ in qrels])):

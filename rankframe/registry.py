@@ -315,7 +315,11 @@ _DECLARED = (
                               "gains (``threshold`` is not read)."),
                    Param("max_grade", "grade", None,
                          desc="Graded mode: the grade of gain 1; ``None``: the query's "
-                              "highest grade, retrieved or not.")),
+                              "highest grade, retrieved or not."),
+                   Param("clip", "flag", True,
+                         desc="Graded mode: ``True``: the gain rel / max_grade is clipped to "
+                              "1; ``False``: not clipped, so ``max_grade=1, clip=False`` "
+                              "takes the grade itself as gain (ranx's graded RBP).")),
            family="user", exact=True, positive_rows=_always),
     Metric("rbp_residual", (_RBP_P,), family="user", exact=True),
     Metric("err", (K, Param("max_grade", "grade", 4,

@@ -9,7 +9,11 @@
 -- The oldest DuckDB these macros are tested on (every header example and every macro on
 -- generated tables, in the command-line tool) is 1.5.0; 1.4.4 already differs (relstring
 -- is NULL where nothing is retrieved). An older one stops the load here, with one line
--- saying so, before any macro is defined.
+-- saying so: the check runs in a transaction, which its error aborts, so every later
+-- statement of this file fails ("Current transaction is aborted") and no helper exists;
+-- every rf_*.sql macro, bound to the helpers when it is created, then fails too. No macro
+-- is defined, even in the command-line tool, which goes on after an error (without -bail).
+BEGIN TRANSACTION;
 SET VARIABLE rf__duckdb_version = CASE
     WHEN coalesce(try_cast(regexp_extract(version(), '^v?(\d+)\.(\d+)\.(\d+)', 1) AS INTEGER)
                   * 1000000
@@ -501,3 +505,6 @@ CREATE OR REPLACE TEMP MACRO rf__within_depth(fn, rank, depth) AS
          ELSE error(fn || ': depth must be a positive integer or NULL (no cut), got '
                     || depth::VARCHAR)
     END;
+
+-- The end of the version check's transaction (see the top of this file).
+COMMIT;

@@ -1,4 +1,5 @@
--- rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false, max_grade := NULL) -> DOUBLE
+-- rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false, max_grade := NULL,
+--        clip := true) -> DOUBLE
 --   Contract: docs/semantics.md#rbp.
 --   Parameters:
 --     p: Persistence, in (0, 1): the chance the reader goes on to the next rank.
@@ -7,11 +8,14 @@
 --       read).
 --     max_grade: Graded mode: the grade of gain 1; NULL: the query's highest grade, retrieved
 --       or not.
+--     clip: Graded mode: true: the gain rel / max_grade is clipped to 1; false: not clipped, so
+--       max_grade=1, clip=false takes the grade itself as gain (ranx's graded RBP).
 --   Rank-biased precision (Moffat & Zobel 2008):
 --     (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1).
 --   Binary (graded false): g = 1 if rel >= threshold else 0.
---   Graded: g = rel / M clipped to [0, 1], M = max_grade or, when NULL, the highest grade
---   of the query (all rows); threshold unused. NULL and negative grades gain 0.
+--   Graded: g = rel / M clipped to [0, 1] (clip false: not clipped), M = max_grade or, when
+--   NULL, the highest grade of the query (all rows); threshold unused. NULL and negative
+--   grades gain 0. max_grade := 1, clip := false is ranx's graded RBP, g = rel.
 --   Nothing retrieved, or no positive grade, -> 0. trec_eval: rbp (binary judgements).
 --   Example (docs/semantics.md#worked-examples: relevant at ranks 1, 4, 6):
 --     SELECT round(rf_rbp(rel, rank), 4), round(rf_rbp(rel, rank, p := 0.5), 4),
@@ -40,12 +44,13 @@ CREATE OR REPLACE TEMP MACRO rf__rbp_rows(grade, rank) AS
                    'g': grade::DOUBLE} ORDER BY rank) FILTER (WHERE rank IS NOT NULL), []);
 
 -- rf__unchecked_rbp: the body, without the rank guard (for tables checked already, as by
--- rankframe.evaluate); rf_rbp is the guarded macro. Graded gains: rel / top clipped to 1,
--- top = max_grade or the query's highest grade.
+-- rankframe.evaluate); rf_rbp is the guarded macro. Graded gains: rel / top clipped to 1
+-- unless clip is false, top = max_grade or the query's highest grade.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
-                                               max_grade := NULL) AS
+                                               max_grade := NULL, clip := true) AS
     CASE WHEN rf__ok(rf__persistence('rf_rbp', p)) AND rf__ok(rf__threshold('rf_rbp', threshold))
               AND rf__ok(rf__flag('rf_rbp', 'graded', graded))
+              AND rf__ok(rf__flag('rf_rbp', 'clip', clip))
               AND (max_grade IS NULL OR rf__ok(rf__positive('rf_rbp', 'max_grade', max_grade))) THEN
         (1 - rf__persistence('rf_rbp', p)) * CASE
             WHEN NOT rf__flag('rf_rbp', 'graded', graded) THEN rf__rbp_sum(rf__rbp_rows(
@@ -54,12 +59,14 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp(rel, rank, p := 0.8, threshold :=
             ELSE rf__rbp_sum(list_transform(rf__rbp_rows(rel, rank), lambda e: {
                 's': e['s'], 'c': e['c'], 'r': e['r'],
                 'g': CASE WHEN e['g'] > 0 AND coalesce(max_grade, max(rel)) > 0
-                          THEN least(e['g'] / coalesce(max_grade, max(rel))::DOUBLE, 1.0)
+                          THEN CASE WHEN rf__flag('rf_rbp', 'clip', clip)
+                                    THEN least(e['g'] / coalesce(max_grade, max(rel))::DOUBLE, 1.0)
+                                    ELSE e['g'] / coalesce(max_grade, max(rel))::DOUBLE END
                           ELSE 0.0 END::DOUBLE}), p)
         END::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
-                                    max_grade := NULL) AS
+                                    max_grade := NULL, clip := true) AS
     CASE WHEN rf__rows_ok('rf_rbp', rel, rank) THEN
         rf__unchecked_rbp(rel, rank, p := p, threshold := threshold, graded := graded,
-                max_grade := max_grade) END;
+                max_grade := max_grade, clip := clip) END;

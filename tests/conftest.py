@@ -8,6 +8,12 @@ those two, ``--faces light,spark`` the light ones and Spark. A test of a face no
 selected, or of a face that cannot run here, is skipped with the reason; under ``CI`` a
 selected face that cannot run, or a trec_eval binary that cannot be built, fails instead.
 
+Needs. A test that needs an optional extra or a program says so through
+:mod:`tests.support.needs` (the ``needs`` mark, checked here before it runs): skipped with
+one line naming what to install, or, under ``CI`` where the environment's extras provide
+it, a failure. ``--extra-tests-only`` runs only the tests needing more than the ``test``
+extra (CI runs the README's command with only that extra, then these in ``dev``).
+
 Profiles (``HYPOTHESIS_PROFILE``; ``ci`` when ``CI`` is set, else ``dev``): ``dev`` for the
 default run, ``ci`` with twice its examples, ``thorough`` (twenty times) by hand before a
 release. A test takes its share of the profile's budget with
@@ -28,7 +34,7 @@ from hypothesis import HealthCheck, settings
 import rankframe.duckdb
 from rankframe import faces
 from rankframe.faces.base import Face
-from tests.support import SQL_DIR
+from tests.support import SQL_DIR, needs
 from tests.support import trec_eval as trec_eval_build
 from tests.support.postgres import postgres_server  # noqa: F401  (a fixture)
 
@@ -58,6 +64,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--face-tests-only", action="store_true",
         help="run only the tests of the selected faces (CI runs the other faces so, after the "
              "default run)")
+    parser.addoption(
+        "--extra-tests-only", action="store_true",
+        help="run only the tests that need more than the test extra (the 'needs' mark: "
+             "tests/support/needs.py); with --face-tests-only, those and the selected faces' "
+             "tests")
 
 
 def selected_faces(config: pytest.Config) -> tuple[str, ...]:
@@ -84,12 +95,37 @@ def face_of(item: pytest.Item) -> str | None:
     return next((params[f] for f in FACE_PARAMETERS if f in params), None)
 
 
+def needs_beyond_test(item: pytest.Item) -> bool:
+    """Whether the test needs something the ``test`` extra does not hold."""
+    return any(needs.beyond_test(name) for marker in item.iter_markers("needs")
+               for name in marker.args)
+
+
+#: The order the test folders run in: every face against the oracle first (the worked
+#: examples and the ideal orderings before the hypothesis loops), so that a wrong number
+#: fails a run with ``-x`` in its first seconds; then trec_eval's bytes, the units, the
+#: command line, the documentation, what one face has.
+FOLDER_ORDER = ("conformance", "trec_eval", "units", "cli", "docs", "backends")
+
+
+def _folder_rank(item: pytest.Item) -> int:
+    parts = item.nodeid.split("/")
+    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+    return FOLDER_ORDER.index(folder) if folder in FOLDER_ORDER else len(FOLDER_ORDER)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With ``--face-tests-only``, keep only the tests of the selected faces."""
-    if not config.getoption("--face-tests-only"):
+    """Run the folders in :data:`FOLDER_ORDER` (each file's tests in their own order). With
+    ``--face-tests-only``, keep only the tests of the selected faces; with
+    ``--extra-tests-only``, only those needing more than the test extra (both: either)."""
+    items.sort(key=_folder_rank)  # stable: the same order on every xdist worker
+    faces_only = config.getoption("--face-tests-only")
+    extras_only = config.getoption("--extra-tests-only")
+    if not (faces_only or extras_only):
         return
-    chosen = set(selected_faces(config))
-    kept = [item for item in items if face_of(item) in chosen]
+    chosen = set(selected_faces(config)) if faces_only else set()
+    kept = [item for item in items
+            if face_of(item) in chosen or (extras_only and needs_beyond_test(item))]
     config.hook.pytest_deselected(items=[item for item in items if item not in kept])
     items[:] = kept
 
@@ -98,6 +134,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "face(name): a test of what only that face has; it runs when the face is "
                    "selected (--faces)")
+    config.addinivalue_line(
+        "markers", "needs(name, ...): what the test needs beyond the core dependencies "
+                   "(tests/support/needs.py): skipped without it, a failure under CI")
 
 
 def skip_unless_runnable(config: pytest.Config, name: str) -> None:
@@ -114,6 +153,9 @@ def skip_unless_runnable(config: pytest.Config, name: str) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in item.iter_markers("needs"):
+        for name in marker.args:
+            needs.require(name)
     for marker in item.iter_markers("face"):
         skip_unless_runnable(item.config, marker.args[0])
 
@@ -176,7 +218,7 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 def spark_session() -> Iterator[object]:
     """A small local Spark: 2 cores, 2 shuffle partitions, no UI, errors-only logging. The
     Spark face's ``native`` tables are made in it."""
-    pytest.importorskip("pyspark", reason="PySpark is not installed (rankframe[spark])")
+    needs.require("pyspark")
     from pyspark.sql import SparkSession
 
     session = (

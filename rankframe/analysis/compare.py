@@ -96,6 +96,7 @@ def compare(
     seed: int | None = 0,
     missing: MissingPolicy = "error",
     progress: bool | None = None,
+    all_queries: bool = True,
 ) -> pl.DataFrame:
     r"""Compare every system with a baseline on every measure, paired by query.
 
@@ -105,8 +106,8 @@ def compare(
         Either the per-query table, one row per (system, query) and one numeric column
         per measure (``qrels`` must then be ``None``); or the runs, as run file paths or
         a mapping system name -> run frame, which need ``qrels`` and ``measures`` and are
-        evaluated by :func:`rankframe.analysis.runs.evaluate_runs` (each run on the qrels
-        queries it retrieved for, as trec_eval). Frames may be Polars, pandas or pyarrow
+        evaluated by :func:`rankframe.analysis.runs.evaluate_runs` (each run on every qrels
+        query unless ``all_queries=False``). Frames may be Polars, pandas or pyarrow
         Tables.
     qrels
         With runs: the qrels frame or file path. With a per-query table: ``None``.
@@ -142,6 +143,10 @@ def compare(
         Show a progress bar on stderr for the resampling (tqdm when installed, else a
         plain bar): ``True`` always, ``False`` never, ``None`` when stderr is a terminal
         and the resampling has lasted more than a second.
+    all_queries
+        With runs, as for :func:`rankframe.analysis.runs.evaluate_runs`: True (default)
+        every qrels query, a run's missing ones scoring 0; False the queries each run
+        answered, as trec_eval without ``-c``.
 
     Returns
     -------
@@ -235,7 +240,7 @@ def compare(
     np = _require("numpy")
     stats = _require("scipy.stats")
 
-    per_query, measures = _per_query_table(data, qrels, measures, system)
+    per_query, measures = _per_query_table(data, qrels, measures, system, all_queries)
     names = _measure_columns(per_query, system, query, measures)
     systems, matrices, query_ids = _pivot(per_query, system, query, names)
     if baseline is None:
@@ -343,7 +348,8 @@ def _as_polars(fn: str, name: str, obj: object) -> object:
 
 
 def _per_query_table(
-    data: object, qrels: object, measures: Sequence[str] | str | None, system: str
+    data: object, qrels: object, measures: Sequence[str] | str | None, system: str,
+    all_queries: bool = True,
 ) -> tuple[pl.DataFrame, Sequence[str] | str | None]:
     """The per-query table to compare and the measure columns to take from it: ``data``
     itself, or the table evaluated from runs and qrels (then every measure column)."""
@@ -393,7 +399,7 @@ def _per_query_table(
         raise TypeError(f"{fn}: qrels must be a polars DataFrame or a file path (or a "
                         "pandas DataFrame or pyarrow Table), "
                         f"got {type(qrels).__name__}")
-    table = evaluate_runs(data, qrels, measures, system=system)
+    table = evaluate_runs(data, qrels, measures, system=system, all_queries=all_queries)
     return table, None
 
 

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple, TypedDict, Unpack
+from typing import NamedTuple, TypedDict, Unpack, cast
 
 import polars as pl
 
 from rankframe import trec_eval
 from rankframe.errors import InputError
 from rankframe.evaluate import evaluate, evaluate_run
-from rankframe.frames import Eager, eager
+from rankframe.frames import Eager, run_or_qrels
 from rankframe.io import read_qrels, read_run
 from rankframe.io.stream import NotStreamable, RunStream, prefetched
 from rankframe.table.judge import Ties, judge
@@ -40,7 +40,25 @@ PathLike = str | os.PathLike[str]
 IN_FLIGHT = 2
 
 
-def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
+def _paths_of(fn: str, paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
+    """``paths`` as a list of run file paths: one path (a ``str`` or ``os.PathLike``) is
+    one run, not a sequence of one-character names; anything that is not paths (a frame,
+    bytes) is a TypeError naming it."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    frame = hasattr(paths, "columns") or hasattr(paths, "schema")
+    if frame or isinstance(paths, (bytes, Mapping)) or not isinstance(paths, Iterable):
+        raise TypeError(f"{fn}: expected run file paths (one path or several), got "
+                        f"{type(paths).__name__}; run frames go in a mapping {{name: frame}}")
+    listed = list(paths)
+    for i, path in enumerate(listed):
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{fn}: run {i} is a {type(path).__name__}, not a file path "
+                            "(str or os.PathLike); run frames go in a mapping {name: frame}")
+    return listed
+
+
+def read_runs(paths: PathLike | Iterable[PathLike]) -> dict[str, pl.DataFrame]:
     """Read run files, keyed by system name, in the order given.
 
     A system is named by its run tag (the ``tag`` of its first row), or by its file name
@@ -49,14 +67,17 @@ def read_runs(paths: Sequence[PathLike]) -> dict[str, pl.DataFrame]:
     Parameters
     ----------
     paths
-        TREC run files (plain or gzip), in the order the systems should appear.
+        TREC run files (plain or gzip), in the order the systems should appear; one path
+        is one run.
 
     Raises
     ------
     InputError
         A file cannot be read as a run, or two runs end up with the same name.
+    TypeError
+        ``paths`` holds something other than file paths (a frame, bytes).
     """
-    runs = [(Path(p), read_run(p)) for p in paths]
+    runs = [(Path(p), read_run(p)) for p in _paths_of("read_runs", paths)]
     tags = [str(frame["tag"][0]) if frame.height and frame["tag"][0] is not None else ""
             for _, frame in runs]
     names = [tag if tag and tags.count(tag) == 1 else path.name
@@ -191,12 +212,19 @@ def _with_heads(stream: RunStream) -> Iterator[tuple[pl.DataFrame, pl.Series]]:
         yield block, stream.heads[-1]
 
 
+def _eager(frame: pl.DataFrame | pl.LazyFrame, name: str) -> pl.DataFrame:
+    if isinstance(frame, pl.LazyFrame):
+        raise TypeError(f"evaluate_runs: the {name}: expected a DataFrame (polars, pandas or "
+                        "a pyarrow Table), got a LazyFrame; collect it first")
+    return frame
+
+
 def evaluate_runs(
-    runs: Mapping[str, Eager] | Sequence[PathLike],
-    qrels: Eager | PathLike,
+    runs: Mapping[str, Eager | object] | PathLike | Iterable[PathLike | object],
+    qrels: Eager | PathLike | object,
     measures: str | Sequence[str],
     *,
-    all_queries: bool = False,
+    all_queries: bool = True,
     depth: int | None = None,
     threshold: float = 1,
     engine: str = "polars",
@@ -207,17 +235,22 @@ def evaluate_runs(
     Parameters
     ----------
     runs
-        System name -> run frame (``qid``, ``docid``, ``score``; Polars, pandas or a pyarrow
-        Table), or run file paths, named as :func:`read_runs` names them.
+        System name -> run (a frame with ``qid``, ``docid``, ``score``: Polars, pandas or a
+        pyarrow Table; or a peer's form: a dict ``{qid: {docid: score}}``, a ranx ``Run``,
+        ir_measures' namedtuples, as for :func:`rankframe.judge`), or run file paths, named
+        as :func:`read_runs` names them (one path: one run), or a list of ranx ``Run``
+        objects (named by their ``name``). A frame or bytes given directly is a TypeError.
     qrels
-        The qrels frame (``qid``, ``docid``, ``rel``; Polars, pandas or a pyarrow Table) or
-        a qrels file path.
+        The qrels (a frame with ``qid``, ``docid``, ``rel``, or a peer's form) or a qrels
+        file path.
     measures
         Measure strings, as for :func:`rankframe.evaluate.evaluate`.
     all_queries
-        Evaluate every run on every qrels query, a run's missing queries scoring 0
-        (trec_eval ``-c``); by default each run on the qrels queries it retrieved for.
-        Run queries without qrels are never evaluated.
+        True (default): every run on every qrels query, a run's missing queries scoring 0
+        (trec_eval ``-c``, and what :func:`rankframe.evaluate_run` and ``rf.judge`` do);
+        False: each run on the qrels queries it retrieved for (trec_eval without ``-c``,
+        pytrec_eval; ``rankframe compare`` without ``-c``). Run queries without qrels are
+        never evaluated.
     depth, threshold, engine
         As for :func:`rankframe.evaluate.evaluate_run`.
     system
@@ -241,13 +274,20 @@ def evaluate_runs(
     [('x', '1', 1.0), ('y', '1', 0.0)]
     """
     fn = "evaluate_runs"
+    if isinstance(runs, Sequence) and not isinstance(runs, str) and runs and all(
+            type(run).__module__.partition(".")[0] == "ranx" for run in runs):
+        runs = {str(getattr(run, "name", None) or f"run_{i}"): run  # ranx: runs named
+                for i, run in enumerate(runs, start=1)}
     frames_of: Mapping[str, pl.DataFrame] = (
-        {name: eager(fn, f"run {name!r}", run) for name, run in runs.items()}
-        if isinstance(runs, Mapping) else read_runs(runs))
+        {name: _eager(run_or_qrels(fn, "run", run, ("qid", "docid", "score"),
+                                   f"run {name!r}"), f"run {name!r}")
+         for name, run in runs.items()}
+        if isinstance(runs, Mapping)
+        else read_runs(_paths_of(fn, cast("PathLike | Iterable[PathLike]", runs))))
     if isinstance(qrels, (str, os.PathLike)):
         qrels = read_qrels(qrels)
     else:
-        qrels = eager(fn, "qrels", qrels)
+        qrels = _eager(run_or_qrels(fn, "qrels", qrels, ("qid", "docid", "rel")), "qrels")
     labels = [measures] if isinstance(measures, str) else list(measures)
     frames = [
         trec_eval_per_query(run, qrels, labels, all_queries=all_queries, depth=depth,

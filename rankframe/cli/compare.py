@@ -86,14 +86,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rankframe compare`` from parsed arguments; print to stdout, return 0."""
+    args.watched()  # Polars from here: an abort of its is one line (main)
     # Imported here: `rankframe eval` and the parser need none of this.
     from rankframe import trec_eval
     from rankframe.analysis import report
     from rankframe.analysis.compare import MissingQueriesError, compare
     from rankframe.analysis.runs import evaluate_runs, read_runs
+    from rankframe.cli.measure_option import check_measure_option
     from rankframe.io import read_qrels
     from rankframe.measures import expand
-    from rankframe.trec_eval.option import check_measure_option
 
     if len(args.runs) < 2:
         raise RankframeError("compare needs at least two runs")

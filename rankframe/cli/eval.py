@@ -182,7 +182,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "given), qid (empty or null on the summary rows), measure, value")
     parser.add_argument("--output", metavar="FILE",
                         help="write to FILE instead of stdout: written whole or not at all "
-                        "(an error or an interrupt leaves FILE as it was); never an input")
+                        "(an error or an interrupt leaves FILE as it was); never an input; "
+                        "/dev/stdout, /dev/fd/N: written through, as the shell opened it")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
     parser.set_defaults(handler=run, eval_parser=parser)
@@ -234,7 +235,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rankframe eval`` from parsed arguments; print to stdout (or ``--output``), return 0."""
     if args.help:  # -h: the usage; -h -m NAME: what each named measure is (as trec_eval)
         if args.m:
-            sys.stdout.write("".join(trec_eval.describe(spec) for spec in args.m))
+            from rankframe.cli.measure_option import describe_option
+
+            sys.stdout.write("".join(describe_option(spec) for spec in args.m))
         else:
             args.eval_parser.print_help()
         return 0
@@ -266,7 +269,8 @@ def run(args: argparse.Namespace) -> int:
                              "or redirect stdout")
     eval_output.check_not_input(args.output, [
         ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
-        *([("z-score file", args.Z)] if args.Z else [])])
+        *([("z-score file", args.Z)] if args.Z else [])],
+        stdin_role="run file" if STDIN in paths else None)
     with contextlib.ExitStack() as stack:
         sources = {p: _stdin_source(stack) if p == STDIN else p for p in paths}
         relevance, evaluate_one = _prepared(args, list(sources.values()),
@@ -340,6 +344,7 @@ def _prepared(args: argparse.Namespace, paths: list[str], parquet: bool
             why = "a measure reads more than (rel, rank)"
         if not auto:
             raise RankframeError(f"--engine python: {why}; use --engine polars")
+    args.watched()  # Polars or DuckDB from here: an abort of theirs is one line (main)
     from rankframe.cli import eval_frames as frames
 
     return frames.prepare(args)

@@ -9,6 +9,7 @@ take the input.
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -76,7 +77,11 @@ def write_parquet(rows: Iterable[TidyRow], out: Any) -> None:
         for column, item in zip(columns, row, strict=True):
             column.append(item)
     schema = {"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64}
-    pl.DataFrame(dict(zip(schema, columns, strict=True)), schema=schema).write_parquet(out)
+    # Made in memory, then written as the other formats write: a failing write (a full
+    # disk, a closed pipe) is the same OSError as theirs, not a Polars error.
+    data = io.BytesIO()
+    pl.DataFrame(dict(zip(schema, columns, strict=True)), schema=schema).write_parquet(data)
+    out.write(data.getbuffer())
 
 
 def _zscores(path: str | None) -> trec_eval.ZScores | None:

@@ -1,14 +1,18 @@
 """Where ``rankframe eval`` writes, and the tidy table it writes.
 
 - :class:`Output`: standard output, or an ``--output`` file written whole or not at all. The
-  file is written to a temporary file beside it and renamed over it only when everything
-  succeeded: a failing run, Ctrl-C, SIGTERM or any error leaves the previous file as it was
-  and no temporary file behind, and two commands writing one file at once leave one of
-  their files, whole (the last rename wins). A target that is not a regular file
-  (``/dev/null``, a FIFO) is written in place. Text is UTF-8 whatever the locale: query ids
-  are written as they were read, as trec_eval writes its bytes.
-- :func:`check_not_input`: an ``--output`` naming one of the inputs is refused before
-  anything is read.
+  file is written to a temporary file beside it (its name cut to fit the folder's longest
+  name) and renamed over it only when everything succeeded: a failing run, Ctrl-C, SIGTERM
+  or any error leaves the previous file as it was and no temporary file behind, and two
+  commands writing one file at once leave one of their files, whole (the last rename
+  wins). A target that is not a regular file (``/dev/null``, a FIFO) is written in place.
+  A path naming one of this process's open descriptors (``/dev/stdout``, ``/dev/fd/N``,
+  ``/proc/self/fd/N``) is written through that descriptor, never reopened, truncated or
+  renamed over: the file the shell opened for it (``>> log.txt``) is not the file the user
+  named. Text is UTF-8 whatever the locale: query ids are written as they were read, as
+  trec_eval writes its bytes.
+- :func:`check_not_input`: an ``--output`` naming one of the inputs, the run read from
+  standard input included, is refused before anything is read.
 - :func:`tidy_rows`, :func:`write_csv`, :func:`write_json`: the tidy table, columns ``run``,
   ``qid``, ``measure``, ``value``, one row per number printed; a summary row has no ``qid``
   (empty in csv, null in json and parquet), so a query named ``all`` stays apart from it.
@@ -22,6 +26,7 @@ import codecs
 import contextlib
 import math
 import os
+import re
 import stat
 import sys
 import warnings
@@ -31,8 +36,8 @@ from typing import IO, Any, NamedTuple
 from rankframe import trec_eval
 from rankframe.errors import InputWarning, RankframeError
 
-__all__ = ["FORMULA_STARTS", "Output", "TidyRow", "check_not_input", "tidy_rows", "write_csv",
-           "write_json"]
+__all__ = ["FORMULA_STARTS", "Output", "TidyRow", "check_not_input", "named_descriptor",
+           "tidy_rows", "write_csv", "write_json"]
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -115,9 +120,11 @@ def write_json(rows: Iterable[TidyRow], out: IO[str]) -> None:
     out.write("]\n")
 
 
-def check_not_input(output: str | None, inputs: Sequence[tuple[str, str]]) -> None:
+def check_not_input(output: str | None, inputs: Sequence[tuple[str, str]],
+                    stdin_role: str | None = None) -> None:
     """Refuse an ``--output`` that is one of the ``inputs`` (role, path), however named (a
-    relative path, a symbolic or hard link): writing it would destroy that input."""
+    relative path, a symbolic or hard link), or, given ``stdin_role``, the file standard
+    input reads: writing it would destroy that input."""
     if output is None or not os.path.exists(output):
         return
     for role, path in inputs:
@@ -128,6 +135,63 @@ def check_not_input(output: str | None, inputs: Sequence[tuple[str, str]]) -> No
         if same:
             raise RankframeError(f"--output {output} is the {role} {path}: writing it would "
                                  "destroy that input; name another file")
+    if stdin_role is not None:
+        try:
+            same = os.path.samestat(os.stat(output), os.fstat(0))
+        except (OSError, ValueError):  # standard input closed: its reader says so
+            return
+        if same:
+            raise RankframeError(f"--output {output} is the {stdin_role} read from standard "
+                                 "input (-): writing it would destroy that input; name "
+                                 "another file")
+
+
+#: A path that is an open descriptor of a process: /proc/PID/fd/N (self, thread-self or a
+#: process id) or /dev/fd/N.
+_DESCRIPTOR_PATH = re.compile(r"/(?:proc/(self|thread-self|[0-9]+)/fd|dev/fd)/([0-9]+)")
+#: The standard streams' names (links to /proc/self/fd/N on Linux, devices elsewhere).
+_STANDARD_STREAMS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+#: Symbolic links followed before giving up (Linux's own limit).
+_MAX_LINKS = 40
+
+
+def named_descriptor(path: str) -> tuple[int, bool] | None:
+    """(N, whether it is this process's) when ``path``, followed through its symbolic links,
+    reaches an open descriptor's name (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``,
+    ``/proc/PID/fd/N``) before any file; else None. Such a name is a link to whatever file
+    the descriptor has open: a file the user did not name (``>> log.txt``)."""
+    todo = os.fspath(path).split("/")
+    if not os.path.isabs(path):
+        todo = os.getcwd().split("/") + todo
+    resolved, links = "/", 0
+    while todo:
+        name = todo.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        candidate = os.path.join(resolved, name)
+        last = not todo  # a descriptor's name further up is a folder's: followed
+        if last and candidate in _STANDARD_STREAMS:
+            return _STANDARD_STREAMS[candidate], True
+        found = _DESCRIPTOR_PATH.fullmatch(candidate) if last else None
+        if found:
+            owner = found.group(1)
+            mine = owner in ("self", "thread-self") or int(owner) == os.getpid()
+            return int(found.group(2)), mine
+        try:
+            target = os.readlink(candidate)
+        except OSError:  # not a link, or nothing there
+            resolved = candidate
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            return None
+        todo = target.split("/") + todo
+        if os.path.isabs(target):
+            resolved = "/"
+    return None
 
 
 class _Utf8Writer:
@@ -152,12 +216,15 @@ class Output:
     def __init__(self, path: str | None, *, binary: bool = False) -> None:
         self.path, self.binary = path, binary
         self._file: Any = None
-        self._temporary: str | None = None
+        self._temporary: bytes | None = None
         self._target = ""
 
     def __enter__(self) -> Any:
         if self.path is None:
             return self._stdout()
+        named = named_descriptor(self.path)
+        if named is not None:
+            return self._through(*named)
         target = os.path.realpath(self.path)  # through a symbolic link, as open() writes
         try:
             status: os.stat_result | None = os.stat(target)
@@ -211,6 +278,23 @@ class Output:
             return sys.stdout
         return _Utf8Writer(buffer)
 
+    def _through(self, descriptor: int, mine: bool) -> Any:
+        """A stream writing through this process's open ``descriptor`` (from where it
+        stands: a file opened for appending is appended to)."""
+        if not mine:
+            raise RankframeError(f"--output {self.path} is another process's open file: "
+                                 "name the file itself")
+        if descriptor == 1:
+            return self._stdout()
+        try:
+            copy = os.dup(descriptor)
+        except OSError as exc:
+            raise RankframeError(f"--output {self.path}: descriptor {descriptor} is not open "
+                                 f"({exc.strerror or exc})") from None
+        self._file = (os.fdopen(copy, "wb") if self.binary
+                      else os.fdopen(copy, "w", encoding="utf-8"))
+        return self._file
+
     def _open(self, path: str) -> IO[Any]:
         try:
             return open(path, "wb") if self.binary else open(path, "w", encoding="utf-8")
@@ -218,12 +302,14 @@ class Output:
             raise RankframeError(f"--output {path}: {exc.strerror or exc}") from None
 
     def _temporary_beside(self, target: str, status: os.stat_result | None
-                          ) -> tuple[str, int]:
+                          ) -> tuple[bytes, int]:
         """A new file in ``target``'s folder, with the target's permissions (a new target:
         those ``open`` gives), and its descriptor."""
         folder, name = os.path.split(target)
+        stem = _cut(os.fsencode(name), _longest_name(folder) - len(b"..12345678.tmp"))
         while True:
-            temporary = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
+            temporary = os.path.join(os.fsencode(folder),
+                                     b".%s.%s.tmp" % (stem, os.urandom(4).hex().encode()))
             try:
                 descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:
@@ -239,6 +325,24 @@ class Output:
         return temporary, descriptor
 
 
-def _remove(path: str) -> None:
+def _longest_name(folder: str) -> int:
+    """The longest file name ``folder`` takes, in bytes (255 where it is not known)."""
+    try:
+        return os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def _cut(name: bytes, size: int) -> bytes:
+    """``name``'s first ``size`` bytes at most, not ending inside a UTF-8 character."""
+    if len(name) <= size:
+        return name
+    end = max(size, 0)
+    while end and name[end] & 0xC0 == 0x80:  # the byte after the cut continues a character
+        end -= 1
+    return name[:end]
+
+
+def _remove(path: bytes) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)

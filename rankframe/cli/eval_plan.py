@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from rankframe import trec_eval
+from rankframe.cli.measure_option import measure_option_error
 from rankframe.errors import MeasureError, RankframeError
-from rankframe.measures import canonical, parse, trec_eval_name
-from rankframe.trec_eval.option import measure_option_error
+from rankframe.measures import canonical, parse, split_cutoffs, trec_eval_name
 
 __all__ = ["FORMATS", "Plan", "RunEvaluator", "plan", "selection"]
 
@@ -34,7 +34,7 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
         return trec_eval.select(None)
     trec_specs: list[str] = []
     extra: dict[str, trec_eval.TrecMeasure] = {}
-    for spec in specs:
+    for spec in (one for written in specs for one in _cutoff_lists(written)):
         if trec_eval.is_spec(spec):
             trec_specs.append(spec)
             continue
@@ -48,6 +48,17 @@ def selection(specs: list[str] | None) -> trec_eval.Selection:
             string = canonical(spec)
             extra[string] = trec_eval.rankframe_measure(string, parse(spec).summary)
     return trec_eval.select(trec_specs) + [(m, None) for m in extra.values()]
+
+
+def _cutoff_lists(spec: str) -> list[str]:
+    """A measure string with a list of cutoffs (``ndcg@5,10``, ``P@[1,5]``) as one string
+    per cutoff; a trec_eval spec (``P.5,10``) or any other string as it is."""
+    if trec_eval.is_spec(spec):
+        return [spec]
+    try:
+        return split_cutoffs(spec)
+    except MeasureError as exc:
+        raise measure_option_error(spec, exc) from None
 
 
 def _check_formats(selected: trec_eval.Selection, rel_format: str) -> None:

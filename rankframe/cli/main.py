@@ -3,32 +3,36 @@
 Subcommands live in their own modules, each with ``add_parser(subparsers)`` and
 ``run(args)``: ``eval`` (:mod:`rankframe.cli.eval`, a trec_eval drop-in), ``compare``
 (:mod:`rankframe.cli.compare`) and ``sql`` (:mod:`rankframe.cli.sql`). They import library
-modules only, never each other.
+modules only, never each other; ``args.watched()``, called before a subcommand loads Polars
+or DuckDB, is :func:`rankframe.cli.supervise.watched`.
 
 Every failure ends in one ``rankframe: error:`` line and exit status 1: rankframe's errors,
 I/O errors, running out of memory (a Python ``MemoryError``, a Polars panic, no thread to
-start). Ctrl-C exits with 130 and SIGTERM with 143, at once: threads still evaluating are
-not waited for, and an ``--output`` file is left as it was.
+start, and, in the ``rankframe`` program (:func:`command`), a native abort:
+:mod:`rankframe.cli.supervise`).
+Ctrl-C exits with 130 and SIGTERM with 143, at once, from the first moment (while the
+subcommands are still being imported too): threads still evaluating are not waited for,
+and an ``--output`` file is left as it was. This module imports only the standard library
+at first; a subcommand's modules are imported when it runs.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
-import signal
 import sys
-import threading
 import warnings
-from collections.abc import Iterator, Sequence
 
 from rankframe import __version__
-from rankframe.cli import compare as cli_compare
-from rankframe.cli import eval as cli_eval
-from rankframe.cli import sql as cli_sql
 from rankframe.errors import InputWarning, RankframeError
 
-__all__ = ["Terminated", "build_parser", "main"]
+# This module loads before Ctrl-C is handled: at the top it imports only what the
+# interpreter has loaded already (no typing, contextlib or signal).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+__all__ = ["Terminated", "build_parser", "command", "main"]
 
 #: jemalloc options for Polars (it appends these to its own when it is imported): the command
 #: line is a batch job, and one arena for all threads keeps its peak memory lower at no cost
@@ -38,6 +42,12 @@ ALLOCATOR_OPTIONS = "narenas:1"
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rankframe`` parser with every subcommand."""
+    import argparse
+
+    from rankframe.cli import compare as cli_compare
+    from rankframe.cli import eval as cli_eval
+    from rankframe.cli import sql as cli_sql
+
     parser = argparse.ArgumentParser(
         prog="rankframe",
         description="Ranking metrics where the data lives: Polars expressions, DuckDB macros, "
@@ -61,17 +71,45 @@ class Terminated(BaseException):
         self.signum = signum
 
 
+def command() -> int:
+    """The ``rankframe`` program (``python -m rankframe``, the installed script): :func:`main`,
+    its heavy work in a watched child process where the platform forks
+    (:mod:`rankframe.cli.supervise`), so that a native abort is reported in one line;
+    returns the exit status."""
+    try:
+        from rankframe.cli import supervise
+
+        supervise.enable()
+    except KeyboardInterrupt:
+        return 130
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rankframe`` command; returns the exit status."""
+    """Run the ``rankframe`` command line in this process; returns the exit status."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C between the steps of _run (while loading, ...)
+        return _interrupted(130)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     if "polars" not in sys.modules:  # jemalloc reads its options once, when Polars loads
         os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        with _TerminateRaises():
+            parser = build_parser()  # imports the subcommands: Ctrl-C may come meanwhile
+            args = parser.parse_args(argv)
+    except Terminated as exc:
+        return _interrupted(128 + exc.signum)
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
+    from rankframe.cli.supervise import watched
+
+    args.watched = watched  # a subcommand calls it before it loads Polars or DuckDB
     try:
-        with warnings.catch_warnings(), _terminate_raises():
+        with warnings.catch_warnings(), _TerminateRaises():
             warnings.simplefilter("always", InputWarning)
             warnings.showwarning = _show_warning
             status: int = args.handler(args)
@@ -104,39 +142,65 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    print(f"rankframe: error: {message}", file=sys.stderr)
+    _line(f"rankframe: error: {message}")
     return 1
 
 
-@contextlib.contextmanager
-def _terminate_raises() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` in the main thread while a command runs (unless the
-    signal is ignored, or this is not the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+def _line(text: str) -> None:
+    """``text`` and its line end on stderr in one write (no other thread's output between
+    them)."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
-    def terminated(signum: int, frame: object) -> None:
-        raise Terminated(signum)
 
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN:
-        yield
-        return
-    signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+class _TerminateRaises:
+    """SIGTERM raises :class:`Terminated` in the main thread while a command runs, as
+    SIGINT raises KeyboardInterrupt (unless the signal is ignored, or this is not the main
+    thread); after the first of them, both are ignored, so that a second (the terminal's
+    Ctrl-C reaching a watched child and its parent, which forwards it) cannot break off the
+    clean-up of the first. (A class, not contextlib's decorator: this module loads before
+    Ctrl-C is handled, so it imports only what the interpreter has loaded already.)"""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self._previous: dict[int, object] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for signum, handler in self._previous.items():
+            if handler != signal.SIG_IGN:
+                signal.signal(signum, self._stop)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+    def _stop(self, signum: int, frame: object) -> None:
+        import signal
+
+        for other, handler in self._previous.items():
+            if handler != signal.SIG_IGN:
+                signal.signal(other, signal.SIG_IGN)
+        if signum == signal.SIGTERM:
+            raise Terminated(signum)
+        raise KeyboardInterrupt
 
 
 def _interrupted(status: int) -> int:
     """The exit status after Ctrl-C or SIGTERM, given at once: threads still evaluating
     (a DuckDB query runs on until it ends) would hold the process at exit, so when any is
     left the process ends here, its output flushed."""
+    import threading
+
     busy = [t for t in threading.enumerate()
             if t is not threading.main_thread() and t.is_alive() and not t.daemon]
     if busy:
+        import contextlib
+
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -147,4 +211,4 @@ def _interrupted(status: int) -> int:
 def _show_warning(message: Warning | str, category: type[Warning], *args: object,
                   **kwargs: object) -> None:
     """A warning as one line on stderr, as errors are printed."""
-    print(f"rankframe: warning: {message}", file=sys.stderr)
+    _line(f"rankframe: warning: {message}")

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise RankframeError("sql: --persistent is for the macros (without --dialect)")
     if not args.measures:
         raise RankframeError("sql --dialect: name the measures with -m (e.g. -m ndcg@10)")
-    from rankframe.trec_eval.option import check_measure_option
+    from rankframe.cli.measure_option import check_measure_option
 
     for spec in args.measures:
         check_measure_option(spec)

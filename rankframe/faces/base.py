@@ -11,7 +11,7 @@ faces by name.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -185,11 +185,7 @@ def parse_for(face: Face, measures: str | Sequence[str], keys: Sequence[str],
     """Measure strings parsed for ``face``: each one a metric it has (see
     :func:`require_support`), no label the name of a query column (labels become columns
     beside the keys)."""
-    if not isinstance(measures, str | Iterable):
-        raise MeasureError(
-            f"measures must be a measure string or a list of them, got {measures!r}")
-    labels = [measures] if isinstance(measures, str) else list(measures)
-    parsed = parse_all(labels, threshold=threshold)
+    parsed = parse_all(measures, threshold=threshold)
     require_support(face, parsed)
     clash = {m.label for m in parsed} & set(keys)
     if clash:

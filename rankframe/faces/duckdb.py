@@ -209,11 +209,13 @@ def _positional(frame: pl.DataFrame, keys: Sequence[str], read: Sequence[str]
     measures read as ``c0, c1 ...`` (names DuckDB cannot confuse, whatever the case or
     spelling of the originals, even ""), with the column -> name map of the latter. An
     all-NULL column (dtype Null) reaches DuckDB without a validity bitmap, which it refuses:
-    it is given a type (its values stay NULL; the result keeps the key's dtype)."""
+    it is given a type (its values stay NULL; the result keeps the key's dtype). Integer
+    columns the measures read go as BIGINT, in which no valid rank overflows when a macro
+    adds to it (UTINYINT 255 + 1 is an error in its own type)."""
 
     def typed(name: str) -> pl.Expr:
         dtype = frame.schema[name]
-        if dtype == pl.Null:
+        if dtype == pl.Null or (name not in keys and dtype.is_integer() and dtype != pl.UInt64):
             return pl.col(name).cast(pl.Int64)
         if dtype in _RANKED_KEYS and name in keys:
             return pl.col(name).rank("dense")

@@ -145,7 +145,12 @@ def sql_text(sql_dir: str | Path | None = None, *, persistent: bool = False) -> 
     >>> "CREATE OR REPLACE MACRO rf_ndcg(" in rankframe.duckdb.sql_text(persistent=True)
     True
     """
-    return "\n".join(_statements(path, persistent) for path in sql_files(sql_dir))
+    commit = _GUARD_TRANSACTION[1]
+    helpers, *metrics = (_statements(path, persistent) for path in sql_files(sql_dir))
+    # The version check's transaction spans the whole script: on a DuckDB too old, its
+    # error aborts it and every later statement fails, so no macro is defined at all.
+    return "\n".join([helpers.replace(commit, "\n", 1), *metrics]) + (
+        "\n-- The end of the version check's transaction (the top of _helpers.sql)." + commit)
 
 
 def register(
@@ -180,8 +185,21 @@ def register(
 
     connection = con if con is not None else duckdb.connect()
     for path in sql_files(sql_dir):
-        connection.execute(_statements(path, persistent))
+        text = _statements(path, persistent)
+        connection.execute(helpers_statements(text) if path.name == HELPERS_FILE else text)
     return connection
+
+
+#: The transaction around ``_helpers.sql`` (its version check's guard for the command-line
+#: tool): Python loads the helpers without it, so that a caller's own transaction stays open.
+_GUARD_TRANSACTION = ("BEGIN TRANSACTION;\n", "\nCOMMIT;\n")
+
+
+def helpers_statements(text: str) -> str:
+    """``_helpers.sql``'s text without the transaction its version check opens and closes
+    (Python's duckdb is always new enough; the transaction would clash with a caller's)."""
+    begin, commit = _GUARD_TRANSACTION
+    return text.replace(begin, "", 1).replace(commit, "\n", 1)
 
 
 def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | None = None) -> None:
@@ -195,7 +213,7 @@ def register_helpers(con: duckdb.DuckDBPyConnection, *, sql_dir: str | Path | No
         Folder holding ``_helpers.sql`` and the ``rf_*.sql`` files; None (default): the
         macros installed with rankframe (or the checkout's ``sql/``).
     """
-    con.execute(_file(root(sql_dir) / HELPERS_FILE).text)
+    con.execute(helpers_statements(_file(root(sql_dir) / HELPERS_FILE).text))
 
 
 def register_metric(

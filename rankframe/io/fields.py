@@ -16,10 +16,10 @@ from typing import Final, Literal
 
 import polars as pl
 
-from rankframe.io.lines import BLANKS, COMMENT, SEPARATOR
+from rankframe.io.lines import BLANKS, COMMENT, SEPARATOR, BlankLines, without_blank_runs
 from rankframe.io.source import fail
 
-__all__ = ["BLANKS", "INTEGER", "NUMBER", "CommentRule", "field", "first_problem",
+__all__ = ["BLANKS", "INTEGER", "NUMBER", "CommentRule", "field", "first_problem", "in_file",
            "is_comment", "lines_of", "parse", "repeated", "split_fields", "squeezed"]
 
 # Number syntax, shared with sql/rf_read_*.sql so that both readers accept the same files
@@ -41,11 +41,13 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     ``data`` (neither blank nor a comment by the rule ``comments``), each holding exactly
     ``len(layout)`` fields; raises for the first line that does not, for text that is not
     UTF-8, and for a file without data lines."""
+    data, blanks = without_blank_runs(data)
     blank = data.translate(BLANKS)
     try:
         text = blank.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = blank.count(b"\n", 0, exc.start) + 1
+        row = blank.count(b"\n", 0, exc.start)
+        line = row + 1 if blanks is None else blanks.line(row)
         raise fail(source, line, f"not UTF-8 text (byte 0x{blank[exc.start]:02x}); "
                                  f"is this a {kind} file?") from None
     table = (
@@ -55,6 +57,8 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
                 squeezed(pl.col("text")))
         .filter(pl.col("text") != "")
     )
+    if blanks is not None:
+        table = table.with_columns(in_file(table.get_column("line"), 1, blanks))
     if comments is not None:
         table = table.filter(is_comment(pl.col("raw" if comments == "column 1" else "text"))
                              .not_())
@@ -66,6 +70,15 @@ def lines_of(source: Path, data: bytes, kind: str, layout: tuple[str, ...], *,
     first_problem(source, table, pl.when(found != len(layout)).then(pl.format(
         f"expected {len(layout)} fields ({' '.join(layout)}), found {{}}", found)))
     return table
+
+
+def in_file(numbers: pl.Series, first_line: int, blanks: BlankLines) -> pl.Series:
+    """``numbers`` (``first_line`` + the row, in a text that ``blanks`` were taken out of:
+    :func:`rankframe.io.lines.without_blank_runs`) as line numbers in the file."""
+    runs = pl.Series(blanks.at, dtype=pl.Int64).search_sorted(numbers - first_line,
+                                                              side="right")
+    taken = pl.Series([0, *blanks.skipped], dtype=pl.Int64)
+    return numbers + taken.gather(runs)
 
 
 def squeezed(text: pl.Expr) -> pl.Expr:

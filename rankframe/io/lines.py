@@ -8,7 +8,10 @@ owned here and read the same way by every reader.
   with ``sscanf("%s")``: space, tab, vertical tab, form feed (and CR, which no longer
   occurs once line ends are LFs). :data:`BLANKS` maps the others to :data:`SEPARATOR`.
 - A blank line (blanks only) holds no data; nor does a comment line, whose first non-blank
-  character is :data:`COMMENT` (trec_eval's rule for runs).
+  character is :data:`COMMENT` (trec_eval's rule for runs). Blank lines are taken out of
+  a text before its lines are split, so that they cost about what their bytes cost: long
+  runs of them one run at a time, with where they were, for the line numbers of messages
+  (:func:`without_blank_runs`), the others with the lines the reader splits anyway.
 
 :func:`data_lines` and :func:`data_fields` apply all of it in pure Python (no Polars:
 ``rankframe eval`` reads small plain files with it before any dataframe library is
@@ -19,11 +22,14 @@ kernels over these constants, and a test holds the two to the same lines.
 
 from __future__ import annotations
 
+import re
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from typing import Final
+from typing import Final, NamedTuple
 
-__all__ = ["BLANKS", "COMMENT", "OTHER_BLANKS", "SEPARATOR", "data_fields", "data_lines",
-           "line_feeds", "with_line_feeds"]
+__all__ = ["BLANKS", "COMMENT", "OTHER_BLANKS", "SEPARATOR", "BlankLines", "data_fields",
+           "data_lines", "line_feeds", "with_line_feeds", "without_blank_runs"]
 
 #: The blank that separates fields once the others are mapped to it.
 SEPARATOR: Final = " "
@@ -36,6 +42,14 @@ BLANKS: Final = bytes.maketrans(OTHER_BLANKS, SEPARATOR.encode() * len(OTHER_BLA
 COMMENT: Final = "#"
 
 _TEXT_BLANKS: Final = str.maketrans(OTHER_BLANKS.decode(), SEPARATOR * len(OTHER_BLANKS))
+# Blank lines once line ends are LFs: a run of them after a line's end (a match runs from
+# that LF to the run's last LF), and at the start of a text. One class repeated, so the
+# regular expression engine scans a run at the speed of its bytes. A long run: 64 bytes
+# from its first LF to its last, or more.
+_LONG_BLANK_RUN: Final = re.compile(rb"\n[ \t\v\f\n]{62,}\n")
+_LEADING_BLANKS: Final = re.compile(rb"\A[ \t\v\f\n]*\n")
+_BLANK_RUN_TEXT: Final = re.compile(r"\n[ \t\v\f\n]*\n")
+_LEADING_BLANKS_TEXT: Final = re.compile(r"\A[ \t\v\f\n]*\n")
 #: Characters Python's ``str.split()`` takes for blanks in ASCII text that C does not.
 _PYTHON_ONLY_BLANKS: Final = "\x1c\x1d\x1e\x1f"
 
@@ -71,6 +85,61 @@ def with_line_feeds(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+class BlankLines(NamedTuple):
+    """Where :func:`without_blank_runs` took blank lines out of a text: before its
+    ``at[i]``-th remaining line (0-based), ``skipped[i]`` lines had been taken out in all.
+    Both grow with i."""
+
+    at: array[int]
+    skipped: array[int]
+
+    def line(self, row: int, first_line: int = 1) -> int:
+        """The line number, in the text as it was, of its ``row``-th remaining line
+        (0-based; the text's first line is ``first_line``)."""
+        runs = bisect_right(self.at, row)
+        return first_line + row + (self.skipped[runs - 1] if runs else 0)
+
+
+def without_blank_runs(data: bytes) -> tuple[bytes, BlankLines | None]:
+    """``data`` (text with LF line ends) without its long runs of blank lines (blanks only,
+    or empty; together at least 64 bytes) and its leading blank lines, and where they were
+    (None: it had none). Each run costs a few steps in Python, hence a run's least size:
+    the blank lines of short runs are left for the caller to drop with the lines it splits
+    (in one vectorised step).
+
+    Examples
+    --------
+    >>> text, blanks = without_blank_runs(b"\\n\\na 1\\n" + b"\\n" * 70 + b"b 2\\n")
+    >>> text, [blanks.line(row) for row in range(2)]
+    (b'a 1\\nb 2\\n', [3, 74])
+    """
+    at, skipped = array("q"), array("q")
+    kept = taken = start = 0
+    count = data.count
+    leading = _LEADING_BLANKS.match(data)
+    if leading:
+        start = leading.end()
+        taken = count(b"\n", 0, start)
+        at.append(0)
+        skipped.append(taken)
+    for run in _LONG_BLANK_RUN.finditer(data, start):
+        kept += count(b"\n", start, run.start() + 1)  # the lines before the run
+        taken += count(b"\n", run.start() + 1, run.end())
+        at.append(kept)
+        skipped.append(taken)
+        start = run.end()
+    if not at:
+        return data, None
+    return _LONG_BLANK_RUN.sub(b"\n", data[leading.end():] if leading else data), BlankLines(
+        at, skipped)
+
+
+def _without_blank_lines(text: str) -> str:
+    """``text`` (LF line ends) without any of its blank lines (a last line without its LF
+    is kept)."""
+    return _BLANK_RUN_TEXT.sub("\n", _LEADING_BLANKS_TEXT.sub("", text, count=1))
+
+
 def data_lines(text: str, first_line: int = 1, *, comments: bool = True
                ) -> Iterator[tuple[int, list[str]]]:
     """(1-based line number, fields) of every line of ``text`` that holds data: not blank
@@ -98,7 +167,7 @@ def data_fields(text: str, *, comments: bool = True) -> list[list[str]]:
     >>> data_fields("q1 0 d1 1\\r\\rq1 0 d2 0")
     [['q1', '0', 'd1', '1'], ['q1', '0', 'd2', '0']]
     """
-    text = with_line_feeds(text)
+    text = _without_blank_lines(with_line_feeds(text))
     rows = [fields for fields in map(_splitter(text), text.split("\n")) if fields]
     if comments and COMMENT in text:
         rows = [fields for fields in rows if not fields[0].startswith(COMMENT)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 import polars as pl
 
@@ -32,16 +32,19 @@ from rankframe.io.fields import (
     NUMBER,
     field,
     first_problem,
+    in_file,
     is_comment,
     parse,
     split_fields,
     squeezed,
 )
-from rankframe.io.lines import OTHER_BLANKS
+from rankframe.io.lines import OTHER_BLANKS, BlankLines, without_blank_runs
 from rankframe.io.source import fail, text_blocks
 from rankframe.table.keys import pair_key
 
 __all__ = ["Comments", "ParsedBlock", "parse_block", "read_qrels", "read_run"]
+
+_Frame = TypeVar("_Frame", pl.DataFrame, pl.Series)
 
 # The line grammar (line ends, blanks, blank and comment lines) is rankframe.io.lines'.
 # Text is handed to Polars in pieces of about this many bytes, cut at line ends: pieces
@@ -55,6 +58,9 @@ QRELS_LAYOUT: Final = ("qid", "iter", "docid", "rel")
 #: The columns each reader returns.
 _COLUMNS: Final = {"run": ("qid", "docid", "rank", "score", "tag"),
                    "qrels": ("qid", "docid", "rel")}
+#: Their types.
+_SCHEMAS: Final = {kind: {c: {"rank": pl.Int64, "score": pl.Float64, "rel": pl.Int64}.get(
+    c, pl.String) for c in columns} for kind, columns in _COLUMNS.items()}
 
 
 def read_run(path: str | os.PathLike[str]) -> pl.DataFrame:
@@ -176,36 +182,55 @@ class Comments:
 
 
 class ParsedBlock(NamedTuple):
-    """One block of a file, parsed: the reader's columns, and each row's line (None: the
-    rows are the block's lines, from ``first_line`` on)."""
+    """One block of a file, parsed: the reader's columns, and each row's line (``lines``;
+    None: the rows are the block's lines from ``first_line`` on, but the blank lines taken
+    out, ``blanks``)."""
 
     table: pl.DataFrame
     first_line: int
     lines: pl.Series | None
+    blanks: BlankLines | None = None
 
     def line(self, row: int) -> int:
-        return self.first_line + row if self.lines is None else int(self.lines[row])
+        if self.lines is not None:
+            return int(self.lines[row])
+        if self.blanks is not None:
+            return self.blanks.line(row, self.first_line)
+        return self.first_line + row
 
 
 def _read(source: Path, kind: str) -> pl.DataFrame:
-    """The table of a run or qrels file, parsed block by block (see the module)."""
+    """The table of a run or qrels file, parsed block by block (see the module). A (qid,
+    docid) pair twice within a block is reported with that block, before the rest of the
+    file is read: only the file's pairs up to it can hold the first repeat."""
     comments = Comments(source, kind)
     parts: list[ParsedBlock] = []
+    keys: list[pl.Series] = []
     try:
         for first_line, text in text_blocks(source, kind, READ_BYTES):
-            parts.append(parse_block(source, kind, first_line, text, comments))
+            part = parse_block(source, kind, first_line, text, comments)
+            if not part.table.height:
+                continue
+            parts.append(part)
+            keys.append(part.table.select(pair_key("qid", "docid")).to_series())
+            if keys[-1].n_unique() != keys[-1].len():
+                _raise_duplicate(source, _joined([p.table for p in parts]), parts, kind,
+                                 _joined(keys))
     except InputError:
         comments.warn(stacklevel=5)
         raise
     comments.warn(stacklevel=5)
-    tables = [part.table for part in parts if part.table.height]
-    if not tables:
+    if not parts:
         raise fail(
             source, None, f"no {kind} lines (the file is empty or holds only blanks and comments)"
         )
-    table = pl.concat(tables) if len(tables) > 1 else tables[0]
-    _raise_duplicate(source, table, [part for part in parts if part.table.height], kind)
+    table = _joined([part.table for part in parts])
+    _raise_duplicate(source, table, parts, kind, _joined(keys))
     return table
+
+
+def _joined(frames: list[_Frame]) -> _Frame:
+    return pl.concat(frames) if len(frames) > 1 else frames[0]
 
 
 def parse_block(source: Path, kind: str, first_line: int, text: bytes,
@@ -215,13 +240,36 @@ def parse_block(source: Path, kind: str, first_line: int, text: bytes,
     lines shaped like data go to ``comments``. Raises for the first line with a problem;
     repeated (qid, docid) pairs are left to the caller, who sees the whole file."""
     layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
-    fast = _simple_table(text, layout, distinct=False)
+    blanks, looked = None, _empty_line(text)
+    if looked:  # long runs of blank lines out first
+        text, blanks = without_blank_runs(text)
+    fast = None if looked and _empty_line(text) else _simple_table(text, layout,
+                                                                  distinct=False)
+    if fast is None and not looked:  # long runs of lines of blanks, perhaps
+        text, blanks = without_blank_runs(text)
+        if blanks is not None and not _empty_line(text):
+            fast = _simple_table(text, layout, distinct=False)
     if fast is not None:
-        return ParsedBlock(fast.select(_COLUMNS[kind]), first_line, None)
-    lines = _data_lines(source, text, kind, first_line, comments)
+        return ParsedBlock(fast.select(_COLUMNS[kind]), first_line, None, blanks)
+    if not text:  # blank lines only
+        return ParsedBlock(pl.DataFrame(schema=_SCHEMAS[kind]), first_line, None, blanks)
+    numbered = _numbered_lines(source, text, kind, first_line, blanks)
+    if numbered.height < text.count(b"\n") + (not text.endswith(b"\n")):
+        # Blank lines were left (short runs): without them, the text may be plainly laid out.
+        plain = numbered.get_column("text").str.join("\n").item().encode() + b"\n"
+        fast = _simple_table(plain, layout, distinct=False)
+        if fast is not None and fast.height == numbered.height:
+            return ParsedBlock(fast.select(_COLUMNS[kind]), first_line,
+                               numbered.get_column("line"))
+    lines = _data_lines(numbered, kind, comments)
     parsed, problem = (_run_fields if kind == "run" else _qrels_fields)(lines)
     first_problem(source, parsed, problem)
     return ParsedBlock(parsed.select(_COLUMNS[kind]), first_line, parsed.get_column("line"))
+
+
+def _empty_line(text: bytes) -> bool:
+    """Whether ``text`` holds an empty line (which the plain reader cannot take)."""
+    return text.startswith(b"\n") or b"\n\n" in text
 
 
 def _run_fields(lines: pl.DataFrame) -> tuple[pl.DataFrame, pl.Expr]:
@@ -320,11 +368,12 @@ def _simple_table(data: bytes, layout: tuple[str, ...], *, distinct: bool = True
     return table
 
 
-def _read_text(source: Path, data: bytes, kind: str, first_line: int) -> list[str]:
+def _read_text(source: Path, data: bytes, kind: str, first_line: int,
+               blanks: BlankLines | None) -> list[str]:
     """The text of ``data`` (UTF-8, NUL-free: see :mod:`rankframe.io.source`; its first line
-    is line ``first_line`` of the file) as a few strings, each a whole number of lines,
-    newlines dropped at the piece boundaries so that splitting every piece on ``\\n``
-    yields the lines."""
+    is line ``first_line`` of the file, ``blanks`` taken out of it) as a few strings, each
+    a whole number of lines, newlines dropped at the piece boundaries so that splitting
+    every piece on ``\\n`` yields the lines."""
     data = data.translate(BLANKS)
     pieces: list[str] = []
     start = 0
@@ -337,7 +386,8 @@ def _read_text(source: Path, data: bytes, kind: str, first_line: int) -> list[st
             text = data[start:end].decode("utf-8")
         except UnicodeDecodeError as exc:
             offset = start + exc.start
-            line = first_line + data.count(b"\n", 0, offset)
+            row = data.count(b"\n", 0, offset)
+            line = first_line + row if blanks is None else blanks.line(row, first_line)
             raise fail(
                 source, line, f"not UTF-8 text (byte 0x{data[offset]:02x}); is this a {kind} file?"
             ) from None
@@ -346,28 +396,36 @@ def _read_text(source: Path, data: bytes, kind: str, first_line: int) -> list[st
     return pieces
 
 
-def _data_lines(source: Path, data: bytes, kind: str, first_line: int,
-                comments: Comments) -> pl.DataFrame:
-    """Columns ``line`` (1-based number in the file) and ``fields`` (list of str) for every
-    line of ``data`` (from line ``first_line`` on) that is neither blank nor a comment.
+def _numbered_lines(source: Path, data: bytes, kind: str, first_line: int,
+                    blanks: BlankLines | None) -> pl.DataFrame:
+    """Columns ``line`` (1-based number in the file) and ``text`` (squeezed: one space
+    between fields) for every line of ``data`` that is not blank (from line ``first_line``
+    on, ``blanks`` taken out of it)."""
+    pieces = _read_text(source, data, kind, first_line, blanks)
+    lines = (
+        pl.DataFrame({"text": pieces}, schema={"text": pl.String})
+        .select(pl.col("text").str.split("\n"))
+        .explode("text")
+        .with_row_index("line", offset=first_line)
+        .select(pl.col("line").cast(pl.Int64), squeezed(pl.col("text")))
+        .filter(pl.col("text") != "")
+    )
+    if blanks is not None:
+        lines = lines.with_columns(in_file(lines.get_column("line"), first_line, blanks))
+    return lines
+
+
+def _data_lines(lines: pl.DataFrame, kind: str, comments: Comments) -> pl.DataFrame:
+    """Columns ``line`` and ``fields`` (list of str) of the ``lines`` (``line``, ``text``:
+    :func:`_numbered_lines`) that are not comments.
 
     A comment is a line whose first non-blank character is ``#``: trec_eval's rule for runs
     (its qrels reader wants the ``#`` in the first column, and fails on an indented one). A
     comment that otherwise reads as a data line (a query id starting with ``#``) is skipped,
     as trec_eval skips it, and goes to ``comments``, warned about by the caller with its
     line, so that no query vanishes silently."""
-    pieces = _read_text(source, data, kind, first_line)
-    text = squeezed(pl.col("text"))
-    lines = (
-        pl.DataFrame({"text": pieces}, schema={"text": pl.String})
-        .select(pl.col("text").str.split("\n"))
-        .explode("text")
-        .with_row_index("line", offset=first_line)
-        .select(pl.col("line").cast(pl.Int64), text)
-        .filter(pl.col("text") != "")
-        .select("line", is_comment(pl.col("text")).alias("comment"),
-                fields=split_fields(pl.col("text")))
-    )
+    lines = lines.select("line", is_comment(pl.col("text")).alias("comment"),
+                         fields=split_fields(pl.col("text")))
     comments.add(_shaped_like_data(lines.filter("comment"), kind).drop("comment"))
     return lines.filter(pl.col("comment").not_()).drop("comment")
 
@@ -396,11 +454,10 @@ def _field_count(kind: str, layout: tuple[str, ...], *, extra: bool = False
 
 
 def _raise_duplicate(source: Path, table: pl.DataFrame, parts: list[ParsedBlock],
-                     kind: str) -> None:
+                     kind: str, keys: pl.Series) -> None:
     """Raise for the first line whose (qid, docid) already appeared on an earlier line.
-    64-bit pair keys prove the pairs distinct in one pass; only rows whose key repeats are
-    compared by their text."""
-    keys = table.select(pair_key("qid", "docid")).to_series()
+    64-bit pair keys (``keys``, one per row of ``table``) prove the pairs distinct in one
+    pass; only rows whose key repeats are compared by their text."""
     if keys.n_unique() == keys.len():
         return
     # The first row whose key was seen before, and the first row of that key: a duplicate

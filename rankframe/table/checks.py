@@ -21,6 +21,7 @@ import polars as pl
 from rankframe.errors import InputError
 from rankframe.frames import Eager, to_polars
 from rankframe.table.inputs import schema_of
+from rankframe.table.ranks import DENSE_FACTOR, invalid_groups, repeated_groups
 from rankframe.table.series import adjacent, ascending, changes
 
 __all__ = ["check_judged"]
@@ -151,24 +152,39 @@ def _check_schema(schema: pl.Schema, keys: list[str], rel: str, rank: str) -> No
 
 class Checked(NamedTuple):
     """What :func:`check_frame` learnt on the way: whether the rows are sorted by the query
-    key, and (when its linear test ran) which rows start a new key, True on each row whose
-    key differs from the previous row's (so a caller need not compare the keys again)."""
+    key; (when its linear test in row order ran) which rows start a new key, True on each
+    row whose key differs from the previous row's (so a caller need not compare the keys
+    again); and (for a table in any order) one row of each query, True there."""
 
     grouped: bool
     new_key: pl.Series | None
+    one_per_query: pl.Series | None = None
 
 
 def check_frame(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
                 max_grade: float | None = None) -> Checked:
     """:func:`check_judged` for a DataFrame, for ``evaluate``: raises the same errors, and
     says whether the rows were found sorted by the query key (so a caller may flag the key
-    column as sorted, which lets Polars group contiguous rows without hashing)."""
+    column as sorted, which lets Polars group contiguous rows without hashing), or else
+    where each query has a row.
+
+    One pass proves a valid table valid: the values in one aggregate (no NULL key, no rank
+    below 1, no NaN or infinite grade), then the ranks unique within each query, by
+    comparing neighbours when the rows come in order (:func:`valid_in_order`), else in one
+    scatter over (query, rank) (:func:`rankframe.table.ranks.repeated_groups`). Only a
+    table that fails is searched again, by :func:`locate_problem`, to name the problem."""
     _check_schema(data.schema, keys, rel, rank)
-    checked = valid_in_order(data, keys, rel, rank, max_grade)
-    if checked is None:
-        locate_problem(data, keys, rel, rank, max_grade)
-        return Checked(grouped=False, new_key=None)
-    return checked
+    if data.height == 0:
+        return Checked(grouped=True, new_key=pl.Series("new_key", [], dtype=pl.Boolean))
+    if _values_pass(data, keys, rel, rank, max_grade):
+        checked = _in_order(data, keys, rank)
+        if checked is not None:
+            return checked
+        one_per_query = _unique_in_any_order(data, keys, rank)
+        if one_per_query is not None:
+            return Checked(grouped=False, new_key=None, one_per_query=one_per_query)
+    locate_problem(data, keys, rel, rank, max_grade)
+    raise AssertionError(f"{_FN}: a check failed, but locate_problem found no problem")
 
 
 _ORDERED_KEYS = (pl.String, pl.Boolean)
@@ -187,18 +203,45 @@ def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
     """
     if data.height == 0:
         return Checked(grouped=True, new_key=pl.Series("new_key", [], dtype=pl.Boolean))
-    schema = data.schema
-    if not all(schema[k].is_numeric() or isinstance(schema[k], _ORDERED_KEYS) for k in keys):
+    if not _values_pass(data, keys, rel, rank, max_grade):
         return None
+    return _in_order(data, keys, rank)
+
+
+def _values_pass(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
+                 max_grade: float | None) -> bool:
+    """One aggregate over the table: no NULL key, no rank < 1, no NaN or infinite grade,
+    none above ``max_grade``."""
+    schema = data.schema
     tests = [pl.col(k).null_count() == 0 for k in keys]
     if schema[rank] != pl.Null:
         tests.append((pl.col(rank) >= 1).all(ignore_nulls=True))
+    if schema[rank] == pl.UInt64:
+        tests.append((pl.col(rank) <= _INT64_MAX).all(ignore_nulls=True))
     if schema[rel].is_float():
         tests.append(pl.col(rel).is_finite().all(ignore_nulls=True))
     if max_grade is not None and schema[rel] != pl.Null:
         tests.append((pl.col(rel) <= max_grade).all(ignore_nulls=True))
-    if not all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0)):
+    return all(data.select(t.alias(f"t{i}") for i, t in enumerate(tests)).row(0))
+
+
+#: Rows tested in order first: a table in any order fails on them, before the whole is.
+_HEAD = 4096
+
+
+def _in_order(data: pl.DataFrame, keys: list[str], rank: str) -> Checked | None:
+    """:func:`valid_in_order` once the values have passed: the first :data:`_HEAD` rows,
+    then every row."""
+    schema = data.schema
+    if not all(schema[k].is_numeric() or isinstance(schema[k], _ORDERED_KEYS) for k in keys):
         return None
+    if data.height > _HEAD and _ranks_in_order(data.head(_HEAD), keys, rank) is None:
+        return None
+    return _ranks_in_order(data, keys, rank)
+
+
+def _ranks_in_order(data: pl.DataFrame, keys: list[str], rank: str) -> Checked | None:
+    """The order test of :func:`valid_in_order` on ``data``."""
     new_key = _new_key(data, keys)
     ranks = data.get_column(rank)
     n = data.height - ranks.null_count()
@@ -211,6 +254,47 @@ def valid_in_order(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
     if not (_ascending_groups(ranked, keys, ranked_new) and (ranked_new | increasing).all()):
         return None
     return Checked(_ascending_groups(data, keys, new_key), new_key)
+
+
+def _unique_in_any_order(data: pl.DataFrame, keys: list[str], rank: str) -> pl.Series | None:
+    """For a table in any order whose values have passed: one row of each query (True there)
+    if no query has a rank twice, else None. Each row gets its query's code, the rows' (code,
+    rank) pairs are proven distinct by :func:`~rankframe.table.ranks.repeated_groups`, and
+    each code's first row is marked. A single integer key whose values span at most
+    :data:`~rankframe.table.ranks.DENSE_FACTOR` times the rows is its own code (less its
+    smallest value); any other key is hashed once, by a group-by that gathers each query's
+    ranks and a row number."""
+    ranks = data.get_column(rank)
+    codes = _integer_codes(data.get_column(keys[0])) if len(keys) == 1 else None
+    if codes is None:
+        groups = (data.lazy().select(*keys, rank).with_row_index(_ROW).group_by(keys)
+                  .agg(pl.col(_ROW).first(), pl.col(rank).implode()).collect())
+        if ranks.dtype != pl.Null and invalid_groups(groups.get_column(rank),
+                                                     groups.height).any():
+            return None
+        rows = groups.get_column(_ROW)
+    else:
+        code, size = codes
+        if ranks.dtype != pl.Null and repeated_groups(code, ranks, size).len():
+            return None
+        rows = code.arg_unique()  # each query's first row
+    return pl.repeat(False, data.height, eager=True, dtype=pl.Boolean).scatter(rows, True)
+
+
+_ROW = "__rankframe_row"
+_INT64_MAX = (1 << 63) - 1
+
+
+def _integer_codes(key: pl.Series) -> tuple[pl.Series, int] | None:
+    """``(key - min(key), max - min + 1)`` for an integer key without NULL whose values span
+    at most DENSE_FACTOR times the rows, else None."""
+    if not key.dtype.is_integer() or key.has_nulls():
+        return None
+    low, high = key.min(), key.max()
+    assert isinstance(low, int) and isinstance(high, int)
+    if high > _INT64_MAX or high - low + 1 > DENSE_FACTOR * key.len():
+        return None
+    return (key.cast(pl.Int64) - low if low else key), high - low + 1
 
 
 def _new_key(data: pl.DataFrame, keys: list[str]) -> pl.Series:
@@ -242,14 +326,15 @@ def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
                 f"(0-based); every row needs a query id"
             )
     r, g = pl.col(rank), pl.col(rel)
-    tests = {"low": (r < 1).any(), "repeat": pl.lit(False), "nan": pl.lit(False),
+    huge = (r > _INT64_MAX).any() if data.schema[rank] == pl.UInt64 else pl.lit(False)
+    tests = {"low": (r < 1).any(), "huge": huge, "repeat": pl.lit(False), "nan": pl.lit(False),
              "infinite": pl.lit(False), "high": pl.lit(False)}
     if data.schema[rel].is_float():
         tests |= {"nan": g.is_nan().any(), "infinite": g.is_infinite().any()}
     if max_grade is not None and data.schema[rel] != pl.Null:
         tests["high"] = (g > max_grade).any()
     failed = data.select(**tests).row(0, named=True)
-    if not failed["low"]:
+    if not (failed["low"] or failed["huge"]):
         repeated = r.n_unique() != r.count() + r.has_nulls().cast(pl.UInt32)
         failed["repeat"] = data.group_by(keys).agg(repeated.alias("r"))["r"].any()
     if not any(failed.values()):
@@ -260,6 +345,13 @@ def locate_problem(data: pl.DataFrame, keys: list[str], rel: str, rank: str,
         raise InputError(
             f"{_FN}: query {_key(low, keys)} has rank {low[rank][0]} at row "
             f"{low['__row'][0]} (0-based); ranks start at 1 (NULL = not retrieved)"
+        )
+    if failed["huge"]:
+        huge_row = indexed.filter(r > _INT64_MAX).head(1)
+        raise InputError(
+            f"{_FN}: query {_key(huge_row, keys)} has rank {huge_row[rank][0]} at row "
+            f"{huge_row['__row'][0]} (0-based); ranks must be at most 2^63 - 1 "
+            f"({_INT64_MAX}), the largest Int64"
         )
     if failed["repeat"]:
         repeat = indexed.filter(

@@ -22,7 +22,7 @@ from typing import Literal, overload
 import polars as pl
 
 from rankframe import validation
-from rankframe.frames import Eager, graded_qrels, to_polars
+from rankframe.frames import Eager, graded_qrels, run_and_qrels
 from rankframe.table.blocks import judge_frames, positive_rows
 from rankframe.table.inputs import (
     Names,
@@ -145,7 +145,7 @@ def judge(
     ('q1', 'd5', None, 2, None)
     """
     fn = "judge"
-    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    run, qrels = run_and_qrels(fn, run, qrels, query=query, doc=doc, score=score, rel=rel)
     qrels, rel = graded_qrels(fn, qrels, rel)
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
@@ -211,7 +211,7 @@ def unjudged_run_queries(run: Eager | pl.LazyFrame, qrels: Eager | pl.LazyFrame,
     ['1', '3']
     """
     fn = "unjudged_run_queries"
-    run, qrels = to_polars(fn, "run", run), to_polars(fn, "qrels", qrels)
+    run, qrels = run_and_qrels(fn, run, qrels, query=query)
     run_schema = schema_of(run)
     qrels_schema = schema_of(qrels)
     require(fn, "run", run_schema, {query: "id"})

@@ -26,9 +26,6 @@ trec_eval's own order, whatever order ``-m`` gave them in.
 - :mod:`~rankframe.trec_eval.queries`: :func:`select_queries` (run queries without qrels
   dropped; qrels queries without results dropped unless ``-c``), :func:`unjudged_count`
   and :func:`unjudged_note`.
-- :mod:`~rankframe.trec_eval.option`: every subcommand's ``-m`` checked before a file is
-  read (imported by the command line, not here: it reads :mod:`rankframe.measures`, which
-  imports this package).
 
 Plain data and functions: no command-line parsing, no printing.
 """

@@ -7,10 +7,11 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rankframe.errors import MeasureError
 from rankframe.registry import PREFS_MEASURES as PREFS_MEASURE_NAMES
+from rankframe.trec_eval.cnumbers import c_atof, c_atol
 from rankframe.trec_eval.measures import (
     BY_NAME,
     MAX_R_MULTIPLE,
@@ -31,11 +32,12 @@ from rankframe.trec_eval.measures import (
 
 def _number(spec: str, text: str, *, number: str = "expected a number",
             finite: str = "expected a finite number") -> float:
-    """``text`` as a finite float; else a MeasureError ``-m spec: <number|finite>, got text``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise MeasureError(f"-m {spec}: {number}, got {text!r}") from None
+    """``text`` read as trec_eval reads it (C's ``atof``: the number it begins with) and
+    finite; else a MeasureError ``-m spec: <number|finite>, got text`` (where nothing
+    is a number, trec_eval reads 0: a listed departure)."""
+    value, read = c_atof(text)
+    if not read:
+        raise MeasureError(f"-m {spec}: {number}, got {text!r}")
     if not math.isfinite(value):
         raise MeasureError(f"-m {spec}: {finite}, got {text!r}")
     return value
@@ -74,7 +76,7 @@ def gain_pairs(spec: str, text: str) -> dict[int, float]:
         if not sep:
             raise MeasureError(f"-m {spec}: expected grade=gain pairs (ndcg.1=3,2=9), "
                                f"got {item!r}")
-        if not level.strip().isdigit():
+        if not re.fullmatch(r"\+?[0-9]+", level, re.ASCII):  # trec_eval's valid_int, >= 0
             raise MeasureError(f"-m {spec}: a grade must be an integer >= 0, got {level!r} "
                                "(trec_eval ignores such a pair silently)")
         gain = _number(spec, value, number="a gain must be a number",
@@ -86,12 +88,10 @@ def gain_pairs(spec: str, text: str) -> dict[int, float]:
 
 
 def _cutoff(text: str) -> int:
-    """An integer cutoff; a decimal one is cut at its point, as trec_eval's ``atol`` reads
-    it (``ndcg_cut.23.4`` is cutoff 23, printed ``ndcg_cut_23``)."""
-    whole, point, fraction = text.partition(".")
-    if point and whole.strip().isdigit() and (not fraction or fraction.isdigit()):
-        return int(whole)
-    return int(text)
+    """An integer cutoff as trec_eval's ``atol`` reads it: the integer the text begins with
+    (``ndcg_cut.23.4`` is cutoff 23, ``P.1_0`` cutoff 1), 0 where it begins with none
+    (ASCII digits only: ``P.٣`` is 0), so refused as not positive."""
+    return c_atol(text)[0]
 
 
 def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
@@ -99,10 +99,8 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
         gain_pairs(spec, text)  # checked here; kept as written, as trec_eval prints it
         return (text,)
     if measure.kind == "relstring":  # a number, its whole part the length (trec_eval's cast)
-        try:
-            length = math.trunc(float(text))
-        except (ValueError, OverflowError):
-            length = 0
+        given = c_atof(text)[0]  # trec_eval: atof, then (long) in m_relstring.c
+        length = math.trunc(given) if math.isfinite(given) else 0
         if length < 1 or "," in text:
             raise MeasureError(f"-m {spec}: relstring takes a length, a number >= 1 (its "
                                f"whole part is used), got {text!r}")
@@ -116,11 +114,15 @@ def _parse_params(spec: str, measure: TrecMeasure, text: str) -> Params:
             raise MeasureError(
                 f"-m {spec}: {measure.name} takes no {key!r}= parameter in rankframe"
                 + (" (only p=VALUE, the persistence)" if measure.name in PAIR_PARAMS else ""))
-        try:
-            value = _cutoff(number) if measure.kind == "cut_int" else float(number)
-        except ValueError:
-            kind = "integer cutoffs" if measure.kind == "cut_int" else "numbers"
-            raise MeasureError(f"-m {spec}: {measure.name} takes {kind}, got {item!r}") from None
+        if measure.kind == "cut_int":
+            value: float = _cutoff(number)
+            if not c_atol(number)[1]:  # trec_eval reads 0 and refuses it
+                raise MeasureError(f"-m {spec}: {measure.name} takes integer cutoffs (ASCII "
+                                   f"digits, as trec_eval reads them), got {item!r}")
+        else:
+            value, read = c_atof(number)
+            if not read or not math.isfinite(value):
+                raise MeasureError(f"-m {spec}: {measure.name} takes numbers, got {item!r}")
         if measure.kind == "cut_int" and value <= 0:
             raise MeasureError(f"-m {spec}: cutoffs must be positive, got {value}")
         if measure.name == "iprec_at_recall" and not 0 <= value <= 1:
@@ -204,21 +206,42 @@ def _union(earlier: set[float | str], later: set[float | str]) -> set[float | st
     return set(merged.values())
 
 
-def unknown_measure(spec: str, name: str, others: Sequence[str] = ()) -> MeasureError:
-    """The error for ``-m spec`` whose ``name`` is no measure: the few known names closest
-    to it (trec_eval's, its nicknames, then ``others``), not every name.
+def unknown_measure(spec: str | None, name: str, others: Sequence[str] = (), *,
+                    label: str | None = None, valid: Callable[[str], bool] | None = None,
+                    first: Sequence[str] = ()) -> MeasureError:
+    """The one "did you mean" error for a measure whose ``name`` is no measure, on the
+    command line (``-m spec``) and in the API (``spec`` None, ``label`` the measure string):
+    the few known names closest to it (trec_eval's, its nicknames, then ``others``), a name
+    in another case first (``p`` -> ``P``), each with the rest of what was written
+    (``p.5`` -> ``P.5``) where ``valid`` accepts that, after the guesses ``first`` (a
+    caller's respellings), never the list of every name.
 
     Examples
     --------
     >>> str(unknown_measure("ndcg_cutt.10", "ndcg_cutt")).partition(" (")[0]
     "-m ndcg_cutt.10: unknown measure 'ndcg_cutt'; did you mean ndcg_cut, ndcg_p, ndcg?"
     """
+    written = (spec if spec is not None else label or name).strip()
     name = re.split(r"[@(]", name, maxsplit=1)[0]  # a measure string's name
+    rest = written[len(name):] if written.startswith(name) else ""
     known: dict[str, str] = {}
     for candidate in (*BY_NAME, *NICKNAMES, *PREFS_NICKNAMES, *PREFS_MEASURE_NAMES, *others):
         known.setdefault(candidate.lower(), candidate)
     close = difflib.get_close_matches(name.lower(), list(known), n=4, cutoff=0.6)
-    guess = f"; did you mean {', '.join(known[c] for c in close)}?" if close else ""
+    if name.lower() in known:  # the same name in another case: the likeliest
+        close = [name.lower(), *(c for c in close if c != name.lower())][:4]
+    guesses: list[str] = list(dict.fromkeys(first))
+    for candidate in (known[c] for c in close):
+        whole = candidate + rest
+        guess = whole if rest and valid is not None and valid(whole) else candidate
+        if guess not in guesses and guess != written:
+            guesses.append(guess)
+    guess = f"; did you mean {', '.join(guesses[:4])}?" if guesses else ""
+    if spec is None:
+        return MeasureError(
+            f"unknown measure {written!r}{guess} (a measure string is name[(param=value, "
+            "...)][@cutoff] such as ndcg@10, P(rel=2)@5, map or ndcg@5,10, or a trec_eval "
+            "name such as P_10 or ndcg_cut_10)")
     return MeasureError(
         f"-m {spec}: unknown measure {name!r}{guess} (rankframe eval -h lists the measures: "
         "trec_eval's such as map, P.10 or ndcg_cut.10, nicknames such as official, measure "

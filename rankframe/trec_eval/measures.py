@@ -9,6 +9,7 @@ from typing import Literal
 
 from rankframe.registry import PREFS_COUNTS
 from rankframe.registry import PREFS_MEASURES as PREFS_MEASURE_NAMES
+from rankframe.trec_eval.cnumbers import c_atof
 
 Kind = Literal["count", "value", "cut_int", "cut_float", "param_float", "summary_only", "runid",
                "num_q", "weights", "levels", "gain_pairs", "relstring"]
@@ -232,7 +233,7 @@ def level_names(params: Params | None) -> list[str]:
     or the levels of ``-m 11pt_avg.0.2,0.5,0.8`` (``params`` is the text after the dot)."""
     if params is None:
         return list(ELEVEN_POINTS)
-    levels = sorted(float(item) for item in str(params[0]).split(","))
+    levels = sorted(c_atof(item)[0] for item in str(params[0]).split(","))
     return BY_NAME["iprec_at_recall"].names(tuple(levels))
 
 

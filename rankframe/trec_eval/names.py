@@ -7,6 +7,7 @@ import math
 from typing import Literal
 
 from rankframe.errors import RankframeError
+from rankframe.trec_eval.cnumbers import c_atof
 from rankframe.trec_eval.grammar import gain_pairs, spec_of
 from rankframe.trec_eval.measures import (
     BY_NAME,
@@ -25,7 +26,7 @@ def _verbatim_measure(measure: TrecMeasure, text: str, num_docs: int, judged_onl
                       ) -> str:
     """The rankframe measure string of utility's ``-m`` parameter text (``num_docs``: the
     collection size, trec_eval's ``-N``)."""
-    a, b, c, d = (float(item) for item in text.split(","))
+    a, b, c, d = (c_atof(item)[0] for item in text.split(","))  # as grammar read them
     # trec_eval 10 scores a -c query without results on a placeholder document (unjudged,
     # so -J drops it), and zeroes it afterwards only under the plain name "utility".
     empty = "counts" if judged_only else "placeholder"
@@ -47,10 +48,13 @@ def _measure_string(measure: TrecMeasure, name: str, *, trec_eval9: bool, ties: 
         text = ";".join(f"{level}:{gain!r}" for level, gain in pairs.items())
         return f"{measure.measure}(gains={text})"
     if measure.kind == "relstring":  # relstring_5.0 is length 5, as trec_eval reads it
-        return f"relstring@{math.trunc(float(suffix or measure.defaults[0]))}"
+        length = c_atof(suffix)[0] if suffix else measure.defaults[0]
+        return f"relstring@{math.trunc(length)}"
     if measure.kind == "param_float":  # set_F, rbp, rbp_resid: the parameter always given
         root = measure.name if measure.name in PRINTED_NAMES else measure.measure
-        return f"{root}@{suffix.removeprefix('p=') or measure.defaults[0]}"
+        # the number as trec_eval reads the text it prints (rbp_p=0.8x is p = 0.8)
+        value = c_atof(suffix.removeprefix("p="))[0] if suffix else measure.defaults[0]
+        return f"{root}@{value!r}"
     if ties == "average" and measure.kind != "count":
         if measure.tie_aware is None:
             with_form = ", ".join(m.name for m in TREC_MEASURES if m.tie_aware)

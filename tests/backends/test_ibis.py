@@ -6,6 +6,7 @@ byte order of ids under any collation, and the PostgreSQL example.
 Parity, golden cases and ``judge`` against the oracle run for every Ibis face in the
 conformance kit (``tests/conformance``).
 """
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+#: What every Ibis face shares runs with the first of them; a test of another backend says so.
+pytestmark = [needs.module_level("ibis"), pytest.mark.face("ibis-duckdb")]
 
 import ibis
 import sqlglot
@@ -32,9 +36,6 @@ from rankframe.measures import parse_all
 from rankframe.registry import METRICS
 from tests.conftest import provide, skip_unless_runnable
 from tests.support import REPO
-
-#: What every Ibis face shares runs with the first of them; a test of another backend says so.
-pytestmark = pytest.mark.face("ibis-duckdb")
 
 DATA = REPO / "examples" / "data"
 #: One measure string per metric the SQL engines compute (correlations take no string).
@@ -104,7 +105,7 @@ def _sqlite(sql: str, frame: pl.DataFrame, request: pytest.FixtureRequest) -> pl
 
 
 def _datafusion(sql: str, frame: pl.DataFrame, request: pytest.FixtureRequest) -> pl.DataFrame:
-    datafusion = pytest.importorskip("datafusion")
+    datafusion = needs.require("datafusion")
     ctx = datafusion.SessionContext()
     ctx.register_record_batches("judged", [frame.to_arrow().to_batches()])
     return pl.from_arrow(ctx.sql(sql).to_arrow_table())  # type: ignore[return-value]

@@ -1,6 +1,7 @@
 """The judge's input checks are written once (:mod:`rankframe.table.input_checks`): the
 Polars and Ibis judges (and Spark's, ``test_spark_input_checks.py``) word a bad schema the
 same way, each face supplying only how it reads a column's type."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import re
 import polars as pl
 import pytest
 
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("ibis")
 
 import ibis
 

@@ -1,7 +1,8 @@
 """The Ibis faces' layout: a package whose family modules mirror the Polars face's
-(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/ibis/gains.py``), each module of a
-readable size, and the public module's names (the PostgreSQL launcher is test tooling now:
+(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/ibis/gains.py``), and the public
+module's names (the PostgreSQL launcher is test tooling now:
 ``tests/support/postgres.py``)."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import importlib
 
 import pytest
 
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("ibis")
 
 import rankframe as rf
 import rankframe.ibis as rfi
@@ -19,8 +22,6 @@ from tests.support import REPO
 
 PACKAGE = REPO / "rankframe" / "faces" / "ibis"
 FAMILY_FILES = ("counts", "ranked", "gains", "tied", "trec", "user", "correlation")
-#: The most lines a module of the package may have.
-MOST_LINES = 800
 
 
 def _defined_in(name: str) -> list[str]:
@@ -34,13 +35,6 @@ def test_each_builder_sits_in_the_file_of_its_polars_twin(name: str) -> None:
     polars_file = getattr(rf, name).__module__.rsplit(".", 1)[1]
     expressed_somewhere = name not in set(unsupported_metrics("duckdb")) | set(NOT_EXPRESSED)
     assert _defined_in(name) == ([polars_file] if expressed_somewhere else [])
-
-
-def test_no_module_of_the_package_is_long() -> None:
-    sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines())
-             for path in PACKAGE.glob("*.py")}
-    assert len(sizes) > 5
-    assert {name: n for name, n in sizes.items() if n > MOST_LINES} == {}
 
 
 def test_the_public_names_are_unchanged_but_the_launcher() -> None:

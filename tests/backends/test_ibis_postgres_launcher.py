@@ -2,12 +2,15 @@
 tooling, ``tests/support/postgres.py``: the package neither holds nor exports it, and the
 ``ibis-postgres`` face runs only on a connection it is given (``use_connection``) or the URL
 in ``RANKFRAME_POSTGRES_URL``, saying so when it has neither."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("ibis")
 
 import rankframe.ibis as rfi
 from rankframe.errors import RankframeError

@@ -1,6 +1,7 @@
 """The Spark judge words its input errors as the Ibis and Polars judges do: the checks and
 their messages are written once (:mod:`rankframe.table.input_checks`), Spark supplying only
 how it reads a column's type. Runs when the spark face is selected."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'rankframe[spark]')")
-pytest.importorskip("ibis", reason="Ibis is not installed (pip install 'rankframe[ibis]')")
+from tests.support import needs
+
+pytestmark = [needs.module_level("pyspark", "ibis"), pytest.mark.face("spark")]
 
 import ibis
 from pyspark.sql import SparkSession
@@ -19,8 +21,6 @@ import rankframe as rf
 import rankframe.ibis as rfi
 import rankframe.spark as rfs
 from rankframe.errors import InputError
-
-pytestmark = pytest.mark.face("spark")
 
 Rows = list[tuple[Any, ...]]
 RUN_SCHEMA = "qid string, docid string, score double"

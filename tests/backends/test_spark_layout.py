@@ -1,13 +1,16 @@
 """The Spark face's layout: a package whose family modules mirror the Polars face's
-(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/spark/gains.py``), each module of
-a readable size, the public module's names unchanged, and every builder's ``Returns``
+(``rankframe/faces/polars/gains.py`` beside ``rankframe/faces/spark/gains.py``), the public
+module's names unchanged, and every builder's ``Returns``
 section written from the registry. Needs PySpark, not a JVM."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("pyspark", reason="PySpark is not installed (pip install 'rankframe[spark]')")
+from tests.support import needs
+
+pytestmark = needs.module_level("pyspark")
 
 import rankframe as rf
 import rankframe.faces.spark as face_package
@@ -16,8 +19,6 @@ from rankframe.registry import METRICS
 from tests.support import REPO
 
 PACKAGE = REPO / "rankframe" / "faces" / "spark"
-#: The most lines a module of the package may have.
-MOST_LINES = 800
 
 
 def _family_file(module: str) -> str:
@@ -30,13 +31,6 @@ def test_each_builder_sits_in_the_file_of_its_polars_twin(name: str) -> None:
     spark_module = getattr(rfs, name).__module__
     assert spark_module == f"rankframe.faces.spark.{polars_file}"
     assert (PACKAGE / f"{polars_file}.py").is_file()
-
-
-def test_no_module_of_the_package_is_long() -> None:
-    sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines())
-             for path in PACKAGE.glob("*.py")}
-    assert len(sizes) > 5
-    assert {name: n for name, n in sizes.items() if n > MOST_LINES} == {}
 
 
 def test_the_public_names_are_unchanged() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from rankframe.cli import main
 from rankframe.errors import RankframeError
-from tests.support import REPO
+from tests.support import REPO, needs
 
 DATA = REPO / "examples" / "data"
 QRELS, BM25, DENSE = (str(DATA / name) for name in ("qrels.txt", "run.bm25.txt",
@@ -47,7 +47,7 @@ def test_compare_options_out_of_bounds_are_one_line(option: list[str], named: st
 
 
 def test_compare_resamples_in_scientific_notation(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("scipy", reason="rankframe[stats] is not installed")
+    needs.require("scipy")
     assert main(["compare", "--resamples", "1e3", "--test", "bootstrap", QRELS, BM25,
                  DENSE]) == 0
     assert "Paired bootstrap test" in capsys.readouterr().out
@@ -55,7 +55,7 @@ def test_compare_resamples_in_scientific_notation(capsys: pytest.CaptureFixture[
 
 def test_compare_names_its_missing_option(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("scipy", reason="rankframe[stats] is not installed")
+    needs.require("scipy")
     part = tmp_path / "part.txt"
     part.write_text("".join(Path(DENSE).read_text().splitlines(keepends=True)[:500]))
     line = error_line(["compare", QRELS, BM25, str(part)], capsys)
@@ -110,8 +110,8 @@ def test_no_thread_to_start_is_one_line(monkeypatch: pytest.MonkeyPatch,
 # --- rankframe sql --dialect ------------------------------------------------------------
 
 
+@needs.mark("ibis")
 def test_sql_dialect_pyspark_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("ibis", reason="rankframe[ibis] is not installed")
     line = error_line(["sql", "--dialect", "pyspark", "-m", "map"], capsys)
     assert line.startswith("rankframe: error: sql --dialect pyspark: ")
     assert "databricks" in line and "postgres" in line
@@ -119,8 +119,8 @@ def test_sql_dialect_pyspark_is_one_line(capsys: pytest.CaptureFixture[str]) -> 
     assert "unknown SQL dialect 'nosuch'; dialects: " in line
 
 
+@needs.mark("ibis")
 def test_to_sql_names_the_dialects() -> None:
-    pytest.importorskip("ibis", reason="rankframe[ibis] is not installed")
     import rankframe.ibis as rfi
 
     with pytest.raises(RankframeError, match=r"to_sql: .*'pyspark'.*dialects: .*postgres"):
@@ -136,7 +136,7 @@ def test_compare_writes_utf8_whatever_the_locale(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    pytest.importorskip("scipy", reason="rankframe[stats] is not installed")
+    needs.require("scipy")
     run = tmp_path / "run.txt"
     run.write_text(Path(BM25).read_text().replace(" bm25\n", " bm25ü\n"), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "rankframe", "compare", QRELS, str(run), DENSE],

@@ -44,8 +44,6 @@ def _writer_end(fifo: Path, process: subprocess.Popen[bytes]) -> int:
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupt_ends_a_multi_run_eval_at_once(engine: str, signum: int, status: int,
                                                     tmp_path: Path) -> None:
-    if engine == "duckdb":
-        pytest.importorskip("duckdb")
     fifo, target = tmp_path / "slow.run", tmp_path / "results.csv"
     os.mkfifo(fifo)
     target.write_text("the previous good file\n")

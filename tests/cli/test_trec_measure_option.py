@@ -25,8 +25,8 @@ def error_of(command: str, spec: str, capsys: pytest.CaptureFixture[str]) -> str
 
 
 @pytest.mark.parametrize(("spec", "guess"), [
-    ("ndgc@10", "ndcg"), ("ndcg_cutt.10", "ndcg_cut"), ("mapp", "map"),
-    ("recip_rnak", "recip_rank"),
+    ("ndgc@10", "ndcg@10"), ("ndcg_cutt.10", "ndcg_cut.10"), ("mapp", "map"),
+    ("recip_rnak", "recip_rank"), ("p.5", "P.5"), ("ndcg_cut_10@3", "ndcg@3"),
 ])
 @pytest.mark.parametrize("command", ["compare", "sql"])
 def test_an_unknown_measure_gets_the_eval_message(command: str, spec: str, guess: str,

@@ -38,8 +38,9 @@ from tests.support.faces import (
     evaluate_macros,
     examples,
     measure,
+    tables_per_example,
 )
-from tests.support.strategies import metric_params, tables_for
+from tests.support.strategies import metric_params, stacked, tables_for
 
 FAMILIES: dict[str, list[Metric]] = {}
 for _metric in METRICS.values():
@@ -101,14 +102,6 @@ def family_measures(draw: st.DrawFn, metrics: Sequence[Metric], most: int) -> li
     return drawn
 
 
-def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
-    """Generated tables of the first one's schema as one table, queries renamed
-    t<j>_<qid> so they stay apart: more data for one evaluation, whose cost is mostly
-    planning on the SQL and cluster faces."""
-    return pl.concat([t.with_columns(qid=pl.format("t{}_{}", pl.lit(j), pl.col("qid")))
-                      for j, t in enumerate(tables) if t.schema == tables[0].schema])
-
-
 def in_rank_order(judged: pl.DataFrame) -> pl.DataFrame:
     """The table sorted by query, then by the first ordering column of its shape."""
     order = next(c for c in ("rank", "tie_first", "rank_a", "x") if c in judged.columns)
@@ -135,8 +128,10 @@ def test_face_agrees_with_the_oracle(family: str, checked_face: Face, parity_log
         pytest.skip(f"{checked_face.name} implements no metric of the {family} family")
     ways = routes(checked_face)
 
+    most = tables_per_example(checked_face)  # fewer examples, more tables each
+
     @settings(max_examples=examples(checked_face, share=1.5))
-    @given(judged=st.lists(tables_for(metrics[0]), min_size=1, max_size=3).map(stacked),
+    @given(judged=st.lists(tables_for(metrics[0]), min_size=1, max_size=most).map(stacked),
            measures=family_measures(metrics, 3 if checked_face.role == "cluster" else 2),
            how=st.sampled_from(sorted(ways)), sort=st.booleans())
     def check(judged: pl.DataFrame, measures: list[Measure], how: str, sort: bool) -> None:

@@ -14,6 +14,7 @@ import rankframe.duckdb
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import Face
 from rankframe.measures import parse
+from tests.support import needs
 
 JUDGED = pl.DataFrame({"qid": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "rel": [1, 2, 2, 1],
                        "tie_first": [1, 2, 1, 2], "tie_size": [1, 1, 1, 1]})
@@ -95,7 +96,7 @@ def test_evaluate_refuses_a_grade_above_960(engine: str) -> None:
 
 @pytest.mark.parametrize("value", [float("inf"), float("-inf")])
 def test_compare_refuses_an_infinite_value(value: float) -> None:
-    pytest.importorskip("scipy")
+    needs.require("scipy")
     per_query = pl.DataFrame({"system": ["s", "s", "s", "t", "t", "t"],
                               "qid": ["1", "2", "3", "1", "2", "3"],
                               "map": [0.1, value, 0.3, 0.2, 0.3, 0.4]})

@@ -10,7 +10,7 @@ from rankframe.registry import METRICS
 
 
 def test_measure_reference_has_every_metric_and_face() -> None:
-    page = measures.page()  # from the committed table of docs/faces.md: no face imported
+    page = measures.page()  # from each face's declared gaps: no optional extra imported
     sections = re.findall(r"^## (\w+)$", page, flags=re.MULTILINE)
     assert sections == list(METRICS)
     names, support = measures.face_support()

@@ -10,21 +10,23 @@ import pkgutil
 import pytest
 
 import rankframe
+from tests.support import needs
 
 MODULES = sorted(info.name for info in pkgutil.walk_packages(rankframe.__path__, "rankframe."))
-EXTRA_MODULES = {  # module -> the optional package it needs
-    "rankframe.faces.spark": "pyspark", "rankframe.spark": "pyspark",
-    "rankframe.faces.ibis": "ibis", "rankframe.ibis": "ibis",
-}
+#: The package's modules needing an optional extra (their package's): what they need.
+EXTRA_MODULES = {"rankframe.faces.spark": "pyspark", "rankframe.spark": "pyspark",
+                 "rankframe.faces.ibis": "ibis", "rankframe.ibis": "ibis"}
 
 
-@pytest.mark.parametrize("name", MODULES)
+def _need(name: str) -> str | None:
+    return next((need for module, need in EXTRA_MODULES.items()
+                 if name == module or name.startswith(module + ".")), None)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=[needs.mark(need)] if (need := _need(n)) else []) for n in MODULES
+    if not n.endswith(".__main__")])  # importing __main__ runs the command line
 def test_doctests(name: str) -> None:
-    if name.endswith(".__main__"):
-        pytest.skip("importing __main__ runs the command line")
-    if name in EXTRA_MODULES:
-        package = EXTRA_MODULES[name]
-        pytest.importorskip(package, reason=f"{package} is not installed (an optional extra)")
     module = importlib.import_module(name)
     failed, _ = doctest.testmod(module, verbose=False,
                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

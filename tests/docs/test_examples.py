@@ -14,7 +14,7 @@ import pytest
 
 import rankframe.duckdb
 from rankframe.cli import main
-from tests.support import REPO, SQL_DIR
+from tests.support import REPO, SQL_DIR, needs
 
 EXAMPLES = REPO / "examples"
 
@@ -56,8 +56,8 @@ def test_example_data_is_what_make_data_writes(tmp_path: Path,
 
 
 def test_compare_notebook_runs_headless(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("scipy")
+    needs.require("matplotlib")
+    needs.require("scipy")
     env = {**os.environ, "MPLBACKEND": "Agg", "RANKFRAME_PLOT_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, str(EXAMPLES / "compare_systems.py")], env=env,
                           capture_output=True, text=True, timeout=600, cwd=REPO)

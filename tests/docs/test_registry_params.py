@@ -9,7 +9,6 @@ import importlib
 import inspect
 import re
 
-import griffe
 import pytest
 
 import rankframe
@@ -17,7 +16,7 @@ import rankframe.metrics
 from docsgen import measures, params
 from rankframe.docsections import complete_parameters, wrap
 from rankframe.registry import GAIN, GAINS, IDEAL, METRICS, THRESHOLD, K, Metric, document
-from tests.support import REPO
+from tests.support import REPO, needs
 
 
 def _builder(name: str) -> object:
@@ -113,8 +112,11 @@ def test_document_completes_a_builder_doc_from_its_metric() -> None:
         "rank\n    Rank column") < doc.index("threshold\n    Relevance level")
 
 
+@needs.mark("docs")
 def test_the_api_reference_reads_the_same_parameters_as_help() -> None:
     """griffe reads the sources statically; the extension completes what help() shows."""
+    import griffe
+
     module = griffe.load("rankframe.faces.polars.gains", search_paths=[str(REPO)])
     ndcg = module["ndcg"]
     params.complete_docstring(ndcg)
@@ -125,13 +127,17 @@ def test_the_api_reference_reads_the_same_parameters_as_help() -> None:
 
 
 @pytest.mark.parametrize(("module", "name"), [
-    ("rankframe.ibis", "judge"), ("rankframe.ibis", "to_sql"),
-    ("rankframe.analysis.report", "to_latex"), ("rankframe.analysis.report", "system_letters"),
+    pytest.param("rankframe.ibis", "judge", marks=needs.mark("docs", "ibis")),
+    pytest.param("rankframe.ibis", "to_sql", marks=needs.mark("docs", "ibis")),
+    pytest.param("rankframe.analysis.report", "to_latex", marks=needs.mark("docs")),
+    pytest.param("rankframe.analysis.report", "system_letters", marks=needs.mark("docs")),
 ])
 def test_functions_described_by_a_module_mapping_read_the_same_in_both(module: str,
                                                                        name: str) -> None:
     """``@described_by(MAPPING)``: help() and the API reference show one Parameters
     section, every parameter in signature order, the shared ones from the mapping."""
+    import griffe
+
     loaded = griffe.load(module, search_paths=[str(REPO)])
     static = loaded[name]
     params.complete_docstring(static)

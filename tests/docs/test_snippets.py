@@ -10,9 +10,7 @@ script ``rankframe sql`` prints).
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import rankframe.duckdb
-from tests.support import REPO
+from tests.support import REPO, needs
 from tests.support.snippets import Snippet, extract, normalise
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -28,20 +26,10 @@ SNIPPETS = [s for page in PAGES for s in extract(page)]
 BIN = Path(sys.executable).parent
 
 
-def _missing(need: str) -> bool:
-    if need == "java":
-        return shutil.which("java") is None and not os.environ.get("JAVA_HOME")
-    return importlib.util.find_spec(need) is None
-
-
 def _run(snippet: Snippet, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg", "COLUMNS": "100",
            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    duckdb_cli = shutil.which("duckdb", path=env["PATH"])
-    uses_cli = snippet.language == "sql" or any(
-        line.split()[:1] == ["duckdb"] for line in snippet.code.splitlines())
-    if uses_cli and duckdb_cli is None:
-        pytest.skip("the DuckDB command-line tool is not installed (pip install duckdb-cli)")
+    duckdb_cli = needs.program("duckdb")
     if snippet.language == "python":
         (cwd / "snippet.py").write_text(snippet.code)
         cmd = [sys.executable, "snippet.py"]
@@ -63,16 +51,16 @@ FACE_NEEDS = {"pyspark": "spark", "java": "spark", "ibis": "ibis-duckdb"}
 
 def _param(snippet: Snippet) -> object:
     faces = dict.fromkeys(FACE_NEEDS[n] for n in snippet.needs if n in FACE_NEEDS)
-    return pytest.param(snippet, id=snippet.id, marks=[pytest.mark.face(f) for f in faces])
+    marks = [pytest.mark.face(f) for f in faces]
+    if snippet.requirements and not snippet.skip:
+        marks.append(needs.mark(*snippet.requirements))
+    return pytest.param(snippet, id=snippet.id, marks=marks)
 
 
 @pytest.mark.parametrize("snippet", [_param(s) for s in SNIPPETS])
 def test_snippet(snippet: Snippet, tmp_path: Path) -> None:
     if snippet.skip:
         pytest.skip(f"not run: {snippet.skip}")
-    missing = [n for n in snippet.needs if _missing(n)]
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)}")
     for name in ("examples", "sql"):
         (tmp_path / name).symlink_to(REPO / name, target_is_directory=True)
     done = _run(snippet, tmp_path)
@@ -112,6 +100,22 @@ def test_extract_conventions(tmp_path: Path) -> None:
         extract(page, "```text\nx\n```\n```output\n1\n```\n")
     with pytest.raises(ValueError, match="needs a reason"):
         extract(page, "<!-- snippet: skip -->\n```sh\nls\n```\n")
+
+
+def test_what_a_snippet_needs_is_read() -> None:
+    """SQL blocks and shell calls of the DuckDB command-line tool need it, piped or not;
+    the other needs come from the page's ``snippet: needs`` line."""
+    page = REPO / "page.md"
+    text = ("```sh\nrankframe sql | cat - x.sql | duckdb\n```\n\n```sh\nduckdb -c 'SELECT 1'\n```"
+            "\n\n```sh\npip install duckdb-cli\n```\n\n```sql\nSELECT 1;\n```\n\n"
+            "```python\nimport duckdb; duckdb.sql('SELECT 1')\n```\n\n"
+            "<!-- snippet: needs pyspark java -->\n```python\nprint(1)\n```\n")
+    assert [s.requirements for s in extract(page, text)] == [
+        ["duckdb-cli"], ["duckdb-cli"], [], ["duckdb-cli"], [], ["pyspark"]]
+    with pytest.raises(ValueError, match="unknown kind"):
+        extract(page, "<!-- snippet: needs pandsa -->\n```python\nprint(1)\n```\n")
+    readme_pipe = next(s for s in SNIPPETS if "| duckdb" in s.code)
+    assert "duckdb-cli" in readme_pipe.requirements
 
 
 def test_output_is_compared_exactly() -> None:

@@ -3,8 +3,8 @@ duckdb-cli``, the ``duckdb`` next to this Python): every macro's header example 
 its header says, every macro agrees with the Python package's DuckDB on generated tables,
 and the bundle refuses a DuckDB older than it supports with one line naming the version.
 
-Skipped where no ``duckdb`` command is installed beside this interpreter (or on the PATH);
-``RANKFRAME_DUCKDB_CLI=/path/to/duckdb`` tries another one.
+Skipped where no ``duckdb`` command is installed beside this interpreter (or on the PATH:
+:mod:`tests.support.needs`); ``RANKFRAME_DUCKDB_CLI=/path/to/duckdb`` tries another one.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ import math
 import os
 import random
 import re
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,21 +27,17 @@ import rankframe.duckdb
 from rankframe.faces.duckdb import call
 from rankframe.registry import METRICS, Metric
 from tests.docs.test_sql_examples import EXAMPLES, Example
-from tests.support import REPO, SQL_DIR
+from tests.support import REPO, SQL_DIR, needs
 
 HELPERS = SQL_DIR / "_helpers.sql"
 
 
-def _cli() -> str | None:
-    if os.environ.get("RANKFRAME_DUCKDB_CLI"):  # another version to try, e.g. an older one
-        return os.environ["RANKFRAME_DUCKDB_CLI"]
-    beside = Path(sys.executable).parent / "duckdb"
-    return str(beside) if beside.exists() else shutil.which("duckdb")
-
-
-CLI = _cli()
-needs_cli = pytest.mark.skipif(CLI is None, reason="no DuckDB command-line tool "
-                               "(pip install duckdb-cli)")
+#: The tool: another version to try (e.g. an older one) in RANKFRAME_DUCKDB_CLI, else this
+#: environment's.
+CLI = os.environ.get("RANKFRAME_DUCKDB_CLI") or needs.program("duckdb")
+#: What a test running the tool needs (nothing more when RANKFRAME_DUCKDB_CLI names one).
+needs_cli = (pytest.mark.usefixtures() if os.environ.get("RANKFRAME_DUCKDB_CLI")
+             else needs.mark("duckdb-cli"))
 
 
 @pytest.fixture(scope="module")
@@ -192,14 +186,47 @@ def test_the_bundle_checks_the_version(version: str, refused: bool) -> None:
 
 def test_the_check_is_the_first_statement_and_loads_silently() -> None:
     text = HELPERS.read_text(encoding="utf-8")
-    first = next(line for line in text.splitlines() if line and not line.startswith("--"))
-    assert first.startswith("SET VARIABLE rf__duckdb_version")
+    code = [line for line in text.splitlines() if line and not line.startswith("--")]
+    assert code[0] == "BEGIN TRANSACTION;" and code[-1] == "COMMIT;"  # the check's guard
+    assert code[1].startswith("SET VARIABLE rf__duckdb_version")
     con = rankframe.duckdb.register(duckdb.connect(), sql_dir=SQL_DIR)
     try:
         assert con.sql("SELECT getvariable('rf__duckdb_version') = version()").fetchall() == [
             (True,)]
     finally:
         con.close()
+
+
+def test_python_loads_the_helpers_inside_a_callers_transaction() -> None:
+    con = duckdb.connect()
+    try:
+        con.begin()
+        rankframe.duckdb.register(con, sql_dir=SQL_DIR)
+        assert con.sql("SELECT rf_ndcg(1, 1)").fetchall() == [(1.0,)]
+        con.rollback()
+    finally:
+        con.close()
+
+
+@needs_cli
+def test_an_old_duckdb_cli_defines_no_macro(tmp_path: Path) -> None:
+    """On a DuckDB older than 1.5.0 (the check reads v1.4.4 here), the command-line tool,
+    which goes on after an error, defines no macro: the check's error aborts the
+    transaction of the helpers, and each metric macro then fails to bind. (Seen with the
+    real duckdb-cli 1.4.4 too: pip install duckdb-cli==1.4.4.)"""
+    assert CLI is not None
+    text = rankframe.duckdb.sql_text(sql_dir=SQL_DIR)
+    check = _version_check()
+    assert text.count(check) == 1
+    script = (text.replace(check, check.replace("version()", "'v1.4.4'"))
+              + "SELECT count(*) AS macros FROM duckdb_functions() "
+              "WHERE function_name LIKE 'rf%';\n")
+    done = subprocess.run([CLI, "-csv"], input=script, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)  # piped, as `rankframe sql | duckdb`
+    assert done.stderr.startswith("Invalid Input Error: rankframe's SQL macros need DuckDB "
+                                  "1.5.0 or newer; this is DuckDB v1.4.4\n"), done.stderr
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["macros", "0"], done.stdout
 
 
 @needs_cli

@@ -18,14 +18,16 @@ the header::
   DuckDB returns (text unquoted, an integer as digits, a DOUBLE as its shortest repr, so
   ``0.5`` and ``1.0``). Nothing is rounded here: an example whose value does not print
   short rounds it in the query (``round(x, 4)``).
-- Each example runs in a fresh DuckDB connection with the macros of this repository's
-  ``sql/`` loaded, with the repository root as the working directory, so file paths such
-  as ``examples/data/qrels.txt`` are relative to the root.
+- Each example runs in a DuckDB connection with the macros of this repository's ``sql/``
+  loaded (one for the module, each example in a transaction rolled back after it, so that
+  none sees another's tables), with the repository root as the working directory, so file
+  paths such as ``examples/data/qrels.txt`` are relative to the root.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,21 +127,37 @@ def show(value: object) -> str:
     return "NULL" if value is None else str(value)
 
 
-def run(example: Example) -> list[str]:
-    """The rows the example's query returns, printed as the format says."""
+@pytest.fixture(scope="module")
+def macros() -> Iterator[duckdb.DuckDBPyConnection]:
+    """One connection with the repository's macros (loading them costs more than an example);
+    each example runs in a transaction rolled back after it, so none sees another's tables."""
     con = rankframe.duckdb.register(duckdb.connect(), sql_dir=SQL_DIR)
+    yield con
+    con.close()
+
+
+def run(example: Example, con: duckdb.DuckDBPyConnection | None = None) -> list[str]:
+    """The rows the example's query returns, printed as the format says (in ``con``, in a
+    transaction rolled back after it; else in a fresh connection)."""
+    if con is None:
+        fresh = rankframe.duckdb.register(duckdb.connect(), sql_dir=SQL_DIR)
+        try:
+            return run(example, fresh)
+        finally:
+            fresh.close()
+    con.execute("BEGIN TRANSACTION")
     try:
         rows = con.sql(example.sql).fetchall()
     finally:
-        con.close()
+        con.execute("ROLLBACK")
     return [", ".join(show(v) for v in row) for row in rows]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
-def test_example_prints_what_its_header_says(example: Example,
+def test_example_prints_what_its_header_says(example: Example, macros: duckdb.DuckDBPyConnection,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
-    assert run(example) == list(example.expected), (
+    assert run(example, macros) == list(example.expected), (
         f"{example.path.name}:{example.line}: the example prints something else\n{example.sql}")
 
 

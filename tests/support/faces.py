@@ -24,9 +24,13 @@ COLUMNS = {"rel": "rel", "rank": "rank",
 
 #: A face's share of a test's examples: a Spark job costs about a second whatever its size;
 #: an Ibis evaluation 20-100 ms, mostly building and compiling the expression (the SQL
-#: engines share the same compiled SQL, so their shares together cover it several times).
+#: engines share the same compiled SQL, so their shares together cover it several times);
+#: a DuckDB evaluation binds each macro call it holds, 50-150 ms whatever the table's size.
+#: A test batching tables into one evaluation gives such a face more tables per example
+#: (:func:`tables_per_example`), so that it sees as much data in fewer evaluations.
 EXAMPLE_SHARE = {"spark": 0.08, "ibis-duckdb": 0.3, "ibis-sqlite": 0.2,
-                 "ibis-datafusion": 0.15, "ibis-postgres": 0.25, "ibis-polars": 0.5}
+                 "ibis-datafusion": 0.15, "ibis-postgres": 0.25, "ibis-polars": 0.5,
+                 "duckdb": 0.5}
 
 #: Agreement with the oracle of a value a face does not declare exact.
 TOLERANCE = 1e-9
@@ -37,6 +41,13 @@ def examples(face: Face | str | None = None, share: float = 1.0) -> int:
     (``max_examples``), times the face's share (:data:`EXAMPLE_SHARE`), at least 3."""
     name = face if isinstance(face, str) or face is None else face.name
     return max(3, round(settings().max_examples * share * EXAMPLE_SHARE.get(name or "", 1.0)))
+
+
+def tables_per_example(face: Face | str, tables: int = 3, most: int = 8) -> int:
+    """The most tables a batching test stacks into one evaluation of ``face``: ``tables``
+    over the face's example share (:data:`EXAMPLE_SHARE`), at most ``most``."""
+    name = face if isinstance(face, str) else face.name
+    return min(most, round(tables / EXAMPLE_SHARE.get(name, 1.0)))
 
 
 def measure(metric: Metric, values: Mapping[str, Any], label: str = "value") -> Measure:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import REPO
+from tests.support import REPO, needs
 
 NOTEBOOK = REPO / "examples" / "compare_systems.ipynb"
 
@@ -18,15 +18,15 @@ def execute(folder: Path, plot_dir: Path, monkeypatch: pytest.MonkeyPatch) -> An
     """The notebook run in a kernel whose working directory is ``folder``, importing this
     checkout's rankframe and writing its plots to ``plot_dir``; its cells with outputs.
     An error in a cell raises nbclient's ``CellExecutionError`` naming the cell."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("scipy")
-    kernelspec = pytest.importorskip("jupyter_client.kernelspec")
+    nbformat = needs.load("notebook", "nbformat")
+    nbclient = needs.load("notebook", "nbclient")
+    needs.require("matplotlib")
+    needs.require("scipy")
+    kernelspec = needs.load("notebook", "jupyter_client.kernelspec")
     try:
         kernelspec.KernelSpecManager().get_kernel_spec("python3")
     except kernelspec.NoSuchKernel:
-        pytest.skip("no python3 Jupyter kernel (pip install ipykernel)")
+        needs.not_met("notebook", "no python3 Jupyter kernel (pip install ipykernel)")
     # the kernel inherits the environment: this checkout's rankframe, plots to plot_dir
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), path])))

@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import needs
+
 
 def postgres_bin() -> Path | None:
     """The directory of PostgreSQL's server programs (``initdb``, ``pg_ctl``), or None."""
@@ -127,7 +129,7 @@ def _skip(reason: str) -> None:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Any]:
     """The Ibis connection the ``ibis-postgres`` face evaluates with for the session."""
-    pytest.importorskip("ibis", reason="Ibis is not installed (rankframe[ibis])")
+    needs.require("ibis")
     from rankframe import faces
     from rankframe.faces.ibis import POSTGRES_URL_ENV, IbisFace
 

@@ -10,6 +10,10 @@ Conventions (docs/index.md#every-snippet-runs says them for writers):
   ``<!-- snippet: skip REASON -->`` (not run: REASON says why, e.g. it needs a server) or
   ``<!-- snippet: needs pyspark java -->`` (skipped when a module is not importable or,
   for ``java``, no Java runtime is on the PATH).
+- A ``sql`` block, and a shell block calling ``duckdb`` (at a line's start or after a pipe),
+  run in the DuckDB command-line tool: they need it too.
+
+:attr:`Snippet.requirements` says those needs in the words of :mod:`tests.support.needs`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from pathlib import Path
 RUNNABLE = {"python": "python", "py": "python", "sh": "sh", "bash": "sh", "sql": "sql"}
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<info>[^\s`]*)[^`]*$")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*snippet:\s*(?P<kind>skip|needs)\b\s*(?P<arg>.*?)\s*-->\s*$")
+#: A shell command running the DuckDB command-line tool: at a line's start, or after a pipe
+#: or a command separator.
+_DUCKDB_CALL = re.compile(r"(?:^|[|;&]\s*)duckdb(?:\s|$)", re.MULTILINE)
+#: A word of ``snippet: needs`` -> the need of :mod:`tests.support.needs` it names; ``java``
+#: goes with ``pyspark`` (the Spark face checks for a Java runtime).
+NEED_WORDS: dict[str, str | None] = {"pandas": "pandas", "scipy": "scipy", "ibis": "ibis",
+                                     "pyspark": "pyspark", "java": None}
 
 
 @dataclass
@@ -36,6 +47,18 @@ class Snippet:
     @property
     def id(self) -> str:
         return f"{self.path.name}:{self.line}"
+
+    @property
+    def uses_duckdb_cli(self) -> bool:
+        """Whether it runs in the DuckDB command-line tool (SQL, or a shell call of it)."""
+        return self.language == "sql" or (
+            self.language == "sh" and _DUCKDB_CALL.search(self.code) is not None)
+
+    @property
+    def requirements(self) -> list[str]:
+        """What it needs, as names of :data:`tests.support.needs.NEEDS`."""
+        found = [NEED_WORDS[word] for word in self.needs]
+        return [n for n in found if n] + (["duckdb-cli"] if self.uses_duckdb_cli else [])
 
 
 @dataclass
@@ -97,6 +120,10 @@ def extract(path: Path, text: str | None = None) -> list[Snippet]:
                 snippet.skip = arg
             else:
                 snippet.needs = arg.split()
+                unknown = [w for w in snippet.needs if w not in NEED_WORDS]
+                if unknown:
+                    raise ValueError(f"{snippet.id}: 'snippet: needs' of an unknown kind "
+                                     f"{unknown}; known: {', '.join(NEED_WORDS)}")
         snippets.append(snippet)
     return snippets
 

@@ -256,6 +256,14 @@ def tied_tables(draw: st.DrawFn, max_queries: int = 5) -> pl.DataFrame:
     )
 
 
+def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
+    """Generated tables of the first one's schema as one table, queries renamed
+    t<j>_<qid> so they stay apart: more data for one evaluation, whose cost is mostly
+    planning on the SQL and cluster faces."""
+    return pl.concat([t.with_columns(qid=pl.format("t{}_{}", pl.lit(j), pl.col("qid")))
+                      for j, t in enumerate(tables) if t.schema == tables[0].schema])
+
+
 def tables_for(metric: Metric) -> st.SearchStrategy[pl.DataFrame]:
     """Generated tables carrying the columns ``metric`` reads, plus ``qid``."""
     if metric.columns == ("rel", "rank"):

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankframe.cli import main
-from tests.support import REPO
+from tests.support import REPO, needs
 from tests.support.faces import examples
 from tests.support.trec_data import ENGINES, TrecCase, trec_cases
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = needs.load("pytrec_eval")
 
 # trec_eval's own order of the measures rankframe supports (measures.c).
 ORDER = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
@@ -223,17 +223,20 @@ def test_help_lists_every_measure() -> None:
 
 
 def test_entry_points() -> None:
-    """The console script named in pyproject and ``python -m rankframe`` run the parser."""
+    """The console script named in pyproject (the ``rankframe`` program: the parser, its
+    heavy work watched, rankframe.cli.supervise) and ``python -m rankframe`` run the
+    parser."""
     import importlib
     import re
 
+    from rankframe.cli.main import command
     from tests.support import REPO
 
     scripts = (REPO / "pyproject.toml").read_text().partition("[project.scripts]")[2]
     entry = re.search(r'^rankframe = "(.+)"$', scripts, re.MULTILINE)
     assert entry is not None
     module, _, function = entry[1].partition(":")
-    assert getattr(importlib.import_module(module), function) is main
+    assert getattr(importlib.import_module(module), function) is command
     done = subprocess.run([sys.executable, "-m", "rankframe", "--version"],
                           capture_output=True, text=True, check=True)
     assert done.stdout.startswith("rankframe ")
@@ -254,8 +257,8 @@ def test_sql_prints_the_macros_for_a_plain_duckdb(capsys: pytest.CaptureFixture[
     assert rows == [(0.9724,)]
 
 
+@needs.mark("ibis")
 def test_sql_dialect_prints_a_query(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("ibis", reason="rankframe[ibis] is not installed")
     status, out, _ = run_cli(["sql", "--dialect", "postgres", "-m", "ndcg@10", "-m", "mrr",
                               "--table", "logs"], capsys)
     assert status == 0 and out.rstrip().endswith(";") and "logs" in out

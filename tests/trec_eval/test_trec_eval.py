@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 import rankframe as rf
 from rankframe import trec_eval
 from rankframe.errors import RankframeError
+from tests.support import needs
 from tests.support.trec_data import TrecCase, trec_cases
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = needs.load("pytrec_eval")
 
 CUTOFFS = (1, 3, 5, 10, 20)
 ELEVEN = tuple(i / 10 for i in range(11))

@@ -9,20 +9,18 @@ The binary is built once by :mod:`tests.support.trec_eval`, from
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import contextlib
+import io
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests import support
+from rankframe.cli import main
 from tests.support import trec_eval as te_binary
 from tests.support.faces import examples
 from tests.support.trec_data import TrecCase, trec_cases
 
-ROOT = support.REPO
 pytestmark = pytest.mark.usefixtures("trec_eval_bin")
 
 #: The measures of this file, as -m specs; the gains are whole numbers, see below.
@@ -36,10 +34,13 @@ def trec_eval(*args: str | Path) -> str:
 
 
 def rankframe_eval(*args: str | Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "rankframe", "eval", *map(str, args)],
-                          capture_output=True, text=True, env=env, check=True)
-    return done.stdout
+    """``rankframe eval`` in this process (the command line's own start is tested in
+    tests/units/test_startup.py): what it prints; it must succeed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = main(["eval", *map(str, args)])
+    assert status == 0, args
+    return out.getvalue()
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)

@@ -12,8 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-np = pytest.importorskip("numpy")
-stats = pytest.importorskip("scipy.stats")
+from tests.support import needs
+
+np = needs.load("scipy", "numpy")
+stats = needs.load("scipy", "scipy.stats")
 
 from rankframe.analysis import compare as compare_module  # noqa: E402
 from rankframe.analysis.compare import COLUMNS, adjust_pvalues, compare  # noqa: E402
@@ -505,12 +507,12 @@ def test_evaluate_runs_from_frames_and_query_choice(tmp_path: Path) -> None:
     extra = pl.DataFrame({"qid": ["99"], "docid": ["d1"], "score": [1.0]})  # no qrels
     runs = {"full": rf.read_run(paths["good"]), "partial": pl.concat(
         [partial.select("qid", "docid", "score"), extra])}
-    table = rf.evaluate_runs(runs, qrels, "map", system="run")
+    table = rf.evaluate_runs(runs, qrels, "map", system="run", all_queries=False)
     assert table.columns == ["run", "qid", "map"]
     counts = dict(table.group_by("run").len().iter_rows())
     assert counts == {"full": 12, "partial": 11}  # trec_eval: the queries each retrieved for
-    complete = rf.evaluate_runs(runs, qrels, "map", all_queries=True)
-    assert complete.filter(pl.col("system") == "partial").height == 12  # -c: every qrels query
+    complete = rf.evaluate_runs(runs, qrels, "map")  # the default, as evaluate_run: -c
+    assert complete.filter(pl.col("system") == "partial").height == 12  # every qrels query
     assert complete.filter((pl.col("system") == "partial") & (pl.col("qid") == "1"))["map"][0] == 0
     assert rf.unjudged_run_queries(runs["partial"], qrels)["qid"].to_list() == ["99"]
 
@@ -530,7 +532,7 @@ def test_read_runs_names_and_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no runs"):
         rf.evaluate_runs({}, paths["qrels"], "map")
     with pytest.raises(rf.RankframeError, match="system 'other': no queries with both"):
-        rf.evaluate_runs([paths["good"], unjudged], paths["qrels"], "map")
+        rf.evaluate_runs([paths["good"], unjudged], paths["qrels"], "map", all_queries=False)
 
 
 def test_notebook_compare_equals_the_command_line(tmp_path: Path,

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import rankframe as rf
 from rankframe.faces.base import Face, supports
 from rankframe.registry import METRICS
+from tests.support import needs
 from tests.support.faces import COLUMNS, duckdb_values, measure, polars_face
 from tests.support.strategies import paired_tables, ranking_tables
 
@@ -32,7 +33,7 @@ def _scipy(kind: str, x: list[float], y: list[float]) -> float:
     """scipy's statistic over the dense ranks of x and y: both statistics depend on the
     order only, and scipy casts a float column and an int column to one float dtype,
     which would round integers beyond 2^53 into ties."""
-    stats = pytest.importorskip("scipy.stats", reason="scipy is not installed (rankframe[stats])")
+    stats = needs.load("scipy", "scipy.stats")
     x, y = _dense_ranks(x), _dense_ranks(y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant input and returns NaN

@@ -4,6 +4,7 @@ on its own path (measures that read only positive rows, DataFrames) and on the f
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import polars as pl
 import pytest
@@ -53,6 +54,25 @@ def expected(run: pl.DataFrame | pl.LazyFrame, qrels: pl.DataFrame | pl.LazyFram
     return rf.evaluate(judged, labels, engine=engine)  # type: ignore[arg-type]
 
 
+def skipping_the_judged_table(patch: pytest.MonkeyPatch) -> list[str]:
+    """Make evaluate_run's path observable: the names of the judges it calls, in order
+    (``judge``, which builds the whole judged table, or ``judge_positive_rows``)."""
+    module = importlib.import_module("rankframe.evaluate")
+    calls: list[str] = []
+
+    def recording(name: str) -> Any:
+        real = getattr(module, name)
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real(*args, **kwargs)
+        return recorded
+
+    for name in ("judge", "judge_positive_rows"):
+        patch.setattr(module, name, recording(name))
+    return calls
+
+
 @given(case=cases(), depth=st.one_of(st.none(), st.integers(1, 6)),
        labels=st.lists(st.sampled_from(POSITIVE), min_size=1, max_size=6, unique=True),
        engine=st.sampled_from(faces.ENGINES), layout=st.sampled_from(LAYOUTS),
@@ -69,8 +89,10 @@ def test_positive_measures_skip_the_judged_table(
     with pytest.MonkeyPatch.context() as patch:  # tiny blocks, on the thread pool
         patch.setattr(module, "BLOCK_ROWS", block_rows)
         patch.setattr(module, "_HEAD", 2)  # the early look at a block's first rows
+        calls = skipping_the_judged_table(patch)
         got = rf.evaluate_run(run_df, qrels_df, labels, depth=depth,
                               engine=engine)  # type: ignore[arg-type]
+    assert calls == ["judge_positive_rows"]  # the judged table was never built
     assert_same(got, want)
 
 
@@ -82,7 +104,11 @@ def test_other_measures_and_lazy_frames_take_judge_then_evaluate(
     run_df, qrels_df = frames(*case)
     run: pl.DataFrame | pl.LazyFrame = run_df.lazy() if lazy else run_df
     want = expected(run_df, qrels_df, labels, None, engine)
-    got = rf.evaluate_run(run, qrels_df, labels, engine=engine)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as patch:
+        calls = skipping_the_judged_table(patch)
+        got = rf.evaluate_run(run, qrels_df, labels, engine=engine)  # type: ignore[arg-type]
+    positive = not lazy and all(label in POSITIVE for label in labels)
+    assert calls == (["judge_positive_rows"] if positive else ["judge"])
     assert_same(got, want)
 
 

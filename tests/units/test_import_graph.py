@@ -1,7 +1,11 @@
-"""The package's import graph, read from the source with ``ast``: no cycles, the command line
-on top (library modules never import it; its modules import each other only from
-``cli.main`` to the subcommands), no module reaching into another's ``_private`` names, and
-``import rankframe`` staying light (no NumPy, SciPy, Matplotlib or command line)."""
+"""The package's import graph, read from the source with ``ast``: no cycles, between modules
+or between the package's parts (``trec_eval/``, ``faces/``, ``measures.py`` ...), every kind of
+import counted: at module level, inside functions (lazy), under ``TYPE_CHECKING`` and by name
+(``importlib.import_module("rankframe.x")``, the lazy tables of ``__getattr__`` loaders); the
+command line on top (library modules never import it; its modules import each other only from
+``cli.main`` to the subcommands, and its shared parts import none), no module reaching into
+another's ``_private`` names, and ``import rankframe`` staying light (no NumPy, SciPy,
+Matplotlib or command line)."""
 
 from __future__ import annotations
 
@@ -40,9 +44,17 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+def _ancestors(name: str) -> set[str]:
+    """The packages Python has imported before the module ``name`` runs."""
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
 def read_graph() -> dict[str, Module]:
     """Every module of the package with the rankframe modules it imports (at any depth of
-    the file: function-level imports count) and the private names it takes from them."""
+    the file: function-level imports count, and a string naming a module, as lazy loaders
+    pass to ``importlib.import_module``) and the private names it takes from them. An
+    import of one of its own packages is left out: those are loaded before it runs."""
     modules = {_module_name(p): Module(_module_name(p), p) for p in PACKAGE.rglob("*.py")}
     for module in modules.values():
         is_package = module.path.name == "__init__.py"
@@ -72,11 +84,15 @@ def read_graph() -> dict[str, Module]:
                         module.imports.add(base)
                         if _is_private(alias.name):
                             module.private.add((base, alias.name))
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and node.value in modules):  # imported by name, on first use
+                module.imports.add(node.value)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                     and node.value.id in bound and _is_private(node.attr)):
                 module.private.add((bound[node.value.id], node.attr))
-        module.imports = {m for m in module.imports if m in modules and m != module.name}
+        module.imports = {m for m in module.imports
+                          if m in modules and m != module.name and m not in _ancestors(module.name)}
     return modules
 
 
@@ -106,6 +122,26 @@ def _cycle(graph: dict[str, Module]) -> list[str] | None:
     return None
 
 
+def part_of(name: str) -> str:
+    """The part of the package a module belongs to: its top-level subpackage
+    (``rankframe.trec_eval.grammar`` -> ``rankframe.trec_eval``) or itself."""
+    return ".".join(name.split(".")[:2])
+
+
+def parts_graph(graph: dict[str, Module]) -> dict[str, Module]:
+    """The graph between the package's parts: a part imports another if any of its modules
+    imports any of the other's. The package's ``__init__`` (the public names, loaded before
+    every other module) is no part."""
+    parts: dict[str, Module] = {}
+    for name, module in graph.items():
+        if name == "rankframe":
+            continue
+        part = parts.setdefault(part_of(name), Module(part_of(name), module.path))
+        part.imports |= {part_of(t) for t in module.imports
+                         if t != "rankframe" and part_of(t) != part.name}
+    return parts
+
+
 def _is_cli(name: str) -> bool:
     return name == "rankframe.cli" or name.startswith("rankframe.cli.")
 
@@ -114,11 +150,54 @@ def test_the_graph_is_read() -> None:
     assert GRAPH["rankframe.cli.main"].imports >= {"rankframe.cli.eval", "rankframe.cli.compare"}
     assert "rankframe.trec_eval" in GRAPH["rankframe.measures"].imports
     assert "rankframe.registry" in GRAPH["rankframe.measures"].imports
+    # inside a function (lazy), and by name (the lazy table of the package's __getattr__)
+    assert "rankframe.cli.measure_option" in GRAPH["rankframe.cli.sql"].imports
+    assert "rankframe.evaluate" in GRAPH["rankframe"].imports
+    assert "rankframe.faces.polars" in GRAPH["rankframe.faces"].imports  # a registration
+    # a module's own packages are loaded before it: no edge
+    assert "rankframe.faces" not in GRAPH["rankframe.faces.polars.gains"].imports
+
+
+def test_read_graph_sees_lazy_imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Function-level and by-name imports are edges: a loop through them is found."""
+    package = tmp_path / "rankframe"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from rankframe import top\n")
+    (package / "sub" / "low.py").write_text(
+        "def f():\n    from rankframe import top\n    return top\n")
+    (package / "top.py").write_text(
+        "import importlib\n\ndef g():\n    return importlib.import_module('rankframe.sub.low')\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
+    graph = read_graph()
+    assert graph["rankframe.sub.low"].imports == {"rankframe.top"}
+    assert graph["rankframe.top"].imports == {"rankframe.sub.low"}
+    assert graph["rankframe.sub"].imports == {"rankframe.top"}
+    assert _cycle(graph) == ["rankframe.top", "rankframe.sub.low", "rankframe.top"]
 
 
 def test_no_import_cycles() -> None:
     cycle = _cycle(GRAPH)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_no_cycles_between_the_parts_of_the_package() -> None:
+    """Dependencies point one way between ``measures.py``, ``trec_eval/``, ``faces/`` ...:
+    no part imports a part that imports it back, through any of their modules."""
+    cycle = _cycle(parts_graph(GRAPH))
+    assert cycle is None, "import cycle between parts of the package: " + " -> ".join(
+        cycle or [])
+
+
+def test_the_parts_graph_finds_a_loop_through_a_package_member() -> None:
+    """measures -> trec_eval (the package) and trec_eval.option -> measures is a loop."""
+    graph = {"rankframe.measures": Module("rankframe.measures", PACKAGE, {"rankframe.trec_eval"}),
+             "rankframe.trec_eval": Module("rankframe.trec_eval", PACKAGE, set()),
+             "rankframe.trec_eval.option": Module("rankframe.trec_eval.option", PACKAGE,
+                                                  {"rankframe.measures"})}
+    assert _cycle(graph) is None  # module by module, no loop
+    assert _cycle(parts_graph(graph)) == [
+        "rankframe.measures", "rankframe.trec_eval", "rankframe.measures"]
 
 
 def test_cycle_finder_finds_a_cycle() -> None:
@@ -136,14 +215,21 @@ def test_library_modules_never_import_the_command_line() -> None:
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
+#: Modules of the command line that every subcommand may use; they import no other.
+CLI_SHARED = {"rankframe.cli.measure_option"}
+
+
 def test_command_line_modules_import_each_other_only_from_main() -> None:
     # eval's own parts (rankframe.cli.eval_*) are imported by eval and by each other.
     parts = {name for name in GRAPH if name.startswith("rankframe.cli.eval_")}
     allowed = {("rankframe.cli", "rankframe.cli.main")} | {
         ("rankframe.cli.main", name) for name in GRAPH
-        if _is_cli(name) and name not in ("rankframe.cli", "rankframe.cli.main", *parts)
+        if _is_cli(name) and name not in ("rankframe.cli", "rankframe.cli.main", *parts,
+                                          *CLI_SHARED)
     } | {(source, part) for part in parts
-         for source in ("rankframe.cli.eval", *parts) if source != part}
+         for source in ("rankframe.cli.eval", *parts) if source != part} | {
+        (source, shared) for shared in CLI_SHARED for source in GRAPH
+        if _is_cli(source) and source not in CLI_SHARED}
     edges = {(name, target) for name, m in GRAPH.items() if _is_cli(name)
              for target in m.imports if _is_cli(target)}
     assert edges - allowed == set()

@@ -1,4 +1,5 @@
 """rankframe.analysis.plots: every plot renders to PNG and SVG with the expected content."""
+# ruff: noqa: E402  (imports after the check of what the module needs)
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-pytest.importorskip("matplotlib")
+from tests.support import needs
+
+pytestmark = needs.module_level("matplotlib")
 
 from rankframe.analysis.plots import (
     metric_at_k,

@@ -13,6 +13,7 @@ from rankframe.analysis.report import (
     to_text,
 )
 from rankframe.errors import InputError
+from tests.support import needs
 
 
 @pytest.fixture
@@ -105,7 +106,7 @@ def test_ties_for_best_are_all_bold_and_missing_cells_dash() -> None:
 
 
 def test_end_to_end_with_compare() -> None:
-    pytest.importorskip("scipy")
+    needs.require("scipy")
     from rankframe.analysis.compare import compare
 
     per_query = pl.DataFrame({

@@ -69,12 +69,12 @@ def test_streamed_equals_whole(tmp_path: Path, case: TrecCase, block: int, compl
         with pytest.raises(type(exc), match="no queries"):
             trec_eval_run_file(path, qrels, MEASURES, all_queries=complete, depth=depth,
                                block_bytes=block)
-        return
-    got = trec_eval_run_file(path, qrels, MEASURES, all_queries=complete, depth=depth,
-                             block_bytes=block)
-    assert_frame_equal(got.per_query, expected)
-    assert got.runid == run["tag"][0]
-    assert got.unjudged == unjudged_count(run, qrels)
+    else:
+        got = trec_eval_run_file(path, qrels, MEASURES, all_queries=complete, depth=depth,
+                                 block_bytes=block)
+        assert_frame_equal(got.per_query, expected)
+        assert got.runid == run["tag"][0]
+        assert got.unjudged == unjudged_count(run, qrels)
 
 
 def test_queries_not_contiguous_fall_back(tmp_path: Path) -> None:

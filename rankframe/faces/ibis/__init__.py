@@ -18,7 +18,8 @@ logarithms (every factor is > 0).
 Kendall's statistics count pairs of rows: the kept rows of each query are joined to
 themselves (each unordered pair once) and the pair counts joined back to the aggregates.
 
-What an engine cannot express is data: :attr:`IbisFace.unsupported` (metric -> reason).
+What an engine cannot express is data: :attr:`IbisFace.unsupported` (metric -> reason), from
+:mod:`rankframe.faces.ibis_gaps` (which imports without Ibis).
 The Ibis Polars backend compiles no window function (Ibis 12), so the metrics that need
 one are unsupported there; its ``judge`` ranks with an equality self-join instead.
 RBO sums over every depth 1..l of a ranking: a generated series per query (an unnested
@@ -41,21 +42,18 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "rankframe.ibis needs Ibis; install the optional extra: pip install 'rankframe[ibis]'"
     ) from exc
 
-from rankframe.faces.ibis.face import (
+from rankframe.faces.ibis.face import FACES, POSTGRES_URL_ENV, IbisFace, evaluate_table
+from rankframe.faces.ibis.judge import CASE_EXACT, backend_of, case_distinct
+from rankframe.faces.ibis_gaps import (
     BACKENDS,
-    FACES,
     NOT_EXPRESSED,
     POSITIONAL,
-    POSTGRES_URL_ENV,
     SERIES,
     UNSUPPORTED_FAMILIES,
     WINDOWED,
-    IbisFace,
-    evaluate_table,
     unsupported_metrics,
 )
-from rankframe.faces.ibis.judge import backend_of
 
-__all__ = ["BACKENDS", "FACES", "NOT_EXPRESSED", "POSITIONAL", "POSTGRES_URL_ENV", "SERIES",
-           "UNSUPPORTED_FAMILIES", "WINDOWED", "IbisFace", "backend_of", "evaluate_table",
-           "unsupported_metrics"]
+__all__ = ["BACKENDS", "CASE_EXACT", "FACES", "NOT_EXPRESSED", "POSITIONAL", "POSTGRES_URL_ENV",
+           "SERIES", "UNSUPPORTED_FAMILIES", "WINDOWED", "IbisFace", "backend_of",
+           "case_distinct", "evaluate_table", "unsupported_metrics"]

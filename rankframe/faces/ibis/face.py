@@ -1,5 +1,6 @@
-"""The Ibis face objects (``FACES``, one per backend), what each backend cannot express,
-and :func:`evaluate_table`: every measure's plan over one table, one grouped aggregate."""
+"""The Ibis face objects (``FACES``, one per backend) and :func:`evaluate_table`: every
+measure's plan over one table, one grouped aggregate. What each backend cannot express is
+:mod:`rankframe.faces.ibis_gaps`."""
 
 from __future__ import annotations
 
@@ -20,12 +21,10 @@ from rankframe.faces.ibis.columns import Final, Table
 from rankframe.faces.ibis.correlation import with_pair_counts
 from rankframe.faces.ibis.judge import IbisJudge, case_distinct
 from rankframe.faces.ibis.plan import Plan, with_joined
+from rankframe.faces.ibis_gaps import BACKENDS, JUDGE_TIES, unsupported_metrics
 from rankframe.measures import Measure
 from rankframe.registry import METRICS
 from rankframe.validation import MAX_GRADE
-
-BACKENDS: tuple[str, ...] = ("duckdb", "polars", "sqlite", "datafusion", "postgres")
-
 
 #: The module each backend's driver lives in (what ``pip install 'ibis-framework[x]'`` adds).
 _DRIVERS = {"duckdb": "duckdb", "polars": "polars", "sqlite": "sqlite3",
@@ -36,78 +35,6 @@ _DRIVERS = {"duckdb": "duckdb", "polars": "polars", "sqlite": "sqlite3",
 POSTGRES_URL_ENV = "RANKFRAME_POSTGRES_URL"
 _NO_SERVER = (f"no PostgreSQL server: no connection given (use_connection) and "
               f"{POSTGRES_URL_ENV} unset")
-
-
-_NO_SERIES = ("the sum over every depth 1..l of a ranking needs a generated series per "
-              "query; Ibis 12 unnests no array on SQLite (it has no array type) and "
-              "expresses no recursive CTE")
-
-
-_NO_WINDOWS = "needs a window function, which the Ibis Polars backend (Ibis 12) does not compile"
-
-
-#: Metrics that need a window function (running counts, per-query totals, row numbers).
-WINDOWED = frozenset({
-    "average_precision", "r_precision", "bpref", "iprec_at_recall", "idcg", "ndcg", "err",
-    "r_precision_mult",
-    "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
-    "average_precision_ties", "kendall_tau", "kendall_distance", "bin_g", "infap", "yaap",
-    "ndcg_p",
-})
-
-
-#: trec_eval's experimental nDCG variants: DCG and IDCG read at chosen positions of the
-#: ranking and of the ideal ranking (R-levels, each relevant row), each a running sum
-#: joined back to those positions; not written for Ibis yet.
-_POSITIONAL_NDCG = ("reads DCG and the ideal DCG at positions chosen per query (R-levels, "
-                    "relevant rows), running sums joined to positions: not expressed in Ibis yet")
-
-
-POSITIONAL = frozenset({"ndcg_rel", "rndcg"})
-
-
-_STRING = ("a string per query built in rank order: Ibis's string aggregate (group_concat) "
-           "takes no order on every backend")
-
-
-#: Metrics that need a generated series per query (an unnested integer range).
-SERIES = frozenset({"rbo"})
-
-
-_NO_POSITIONAL_IDEAL = ("G's cost C_i pairs the i-th retrieved row with the first i ideal "
-                        "gains: a positional non-equi join per query that this face's "
-                        "single-table plan does not express (use the Polars, DuckDB or "
-                        "Spark face)")
-
-
-#: Metrics no Ibis backend computes here, with the reason.
-NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL}
-
-
-#: Measure families outside the registry that the Ibis faces lack, with the reason (as
-#: data: tests/trec_eval/test_prefs.py checks that every face computes them or says why not).
-UNSUPPORTED_FAMILIES: dict[str, str] = {
-    "prefs": "trec_eval's preference measures (-R prefs) need a recursive transitive closure "
-             "and sums in a fixed order (DuckDB's list_reduce), which Ibis cannot express on "
-             "all its backends; use the DuckDB face's rf_prefs macro or the Polars face",
-}
-
-
-def unsupported_metrics(backend: str) -> dict[str, str]:
-    """The registered metrics the ``ibis-<backend>`` face does not compute, with reasons.
-
-    Parameters
-    ----------
-    backend
-        An Ibis backend of :data:`BACKENDS` (``"duckdb"``, ``"polars"`` ...).
-    """
-    out: dict[str, str] = (dict(NOT_EXPRESSED) | dict.fromkeys(POSITIONAL, _POSITIONAL_NDCG)
-                           | {"relstring": _STRING})
-    if backend == "sqlite":
-        out |= dict.fromkeys(SERIES, _NO_SERIES)
-    if backend == "polars":
-        out |= dict.fromkeys(WINDOWED | SERIES, _NO_WINDOWS)
-    return {name: out[name] for name in sorted(out) if name in METRICS}
 
 
 #: The Ibis builder of every metric it computes, by name (from its family module).
@@ -162,7 +89,7 @@ class IbisFace(IbisJudge):
         self.name = f"ibis-{backend}"
         self.unsupported: Mapping[str, str] = unsupported_metrics(backend)
         self.windows = backend != "polars"
-        self.judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+        self.judge_ties: frozenset[Ties] = JUDGE_TIES
         # Each backend's SUM adds in its own order (SQLite has no array to fold): within
         # 1e-9 of the oracle only (docs/semantics.md#exactness).
         self.exact: frozenset[str] = frozenset()
@@ -241,7 +168,7 @@ class IbisFace(IbisJudge):
 
     def evaluate(self, judged: Table, measures: Sequence[Measure], keys: Sequence[str],
                  columns: Mapping[str, str], *, connection: Any = None) -> Table:
-        case_distinct("evaluate", "judged table", judged, self.backend)
+        case_distinct("evaluate", "judged table", judged.columns, self.backend)
         return evaluate_table(judged, measures, keys, columns, self.backend)
 
 

@@ -3,7 +3,7 @@ table, unexecuted, its inputs checked at once in their backend."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import ibis
@@ -55,24 +55,29 @@ def _id_type(fn: str, name: str, run: Table, qrels: Table) -> Any:
     return a if a == b else cols.I64
 
 
-#: Backends whose engine matches column names without regard to case: a table with two
-#: names that differ only in case cannot reach them.
-_CASE_BLIND = frozenset({"duckdb", "sqlite"})
+#: Backends (and SQL dialects) known to match quoted column names exactly. Every other
+#: one may match them without regard to case (DuckDB and SQLite do; so do MySQL, BigQuery,
+#: Trino ...): a table with two names that differ only in case cannot reach them there,
+#: and an unbound table runs on Ibis's default backend, DuckDB.
+CASE_EXACT = frozenset({"postgres", "datafusion", "polars"})
 
 
-def case_distinct(fn: str, side: str, table: Table, backend: str) -> None:
-    """Raise if two columns of ``table`` differ only in case and ``backend`` cannot tell
-    them apart."""
-    if backend not in _CASE_BLIND:
+def case_distinct(fn: str, side: str, names: Iterable[str], backend: str | None) -> None:
+    """Raise if two of the column ``names`` (of the ``side`` table) differ only in case and
+    ``backend`` (an Ibis backend or SQL dialect; None: an unbound table) may not tell them
+    apart."""
+    if backend in CASE_EXACT:
         return
     seen: dict[str, str] = {}
-    for name in table.columns:
+    for name in names:
         twin = seen.setdefault(name.casefold(), name)
         if twin != name:
+            where = (f"the Ibis {backend} backend" if backend is not None
+                     else "Ibis's default backend (DuckDB), where an unbound table runs,")
             raise InputError(
                 f"{fn}: columns {twin!r} and {name!r} of the {side} differ only in case, which "
-                f"the Ibis {backend} backend cannot tell apart (it matches names without "
-                f"regard to case); rename one of them")
+                f"{where} cannot tell apart (it matches names without regard to case); rename "
+                f"one of them")
 
 
 def backend_of(table: Table) -> Any:
@@ -118,8 +123,8 @@ class IbisJudge:
                              IBIS_TYPES)
         input_checks.require(fn, "qrels", _schema(qrels), {q: "id", d: "id", r: "numeric"},
                              IBIS_TYPES)
-        case_distinct(fn, "run", run, self.backend)
-        case_distinct(fn, "qrels", qrels, self.backend)
+        case_distinct(fn, "run", run.columns, self.backend)
+        case_distinct(fn, "qrels", qrels.columns, self.backend)
         qt, dtype = _id_type(fn, q, run, qrels), _id_type(fn, d, run, qrels)
         run_c = run.select(run[q].cast(qt).name(q), run[d].cast(dtype).name(d),
                            # -0.0 made 0.0: equal scores tie as such.

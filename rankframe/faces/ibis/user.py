@@ -22,7 +22,7 @@ def _geometric(p: float, rank: Value) -> Value:
 
 
 def rbp(plan: Plan, p: float = 0.8, threshold: float = 1, graded: bool = False,
-        max_grade: float | None = None) -> Final:
+        max_grade: float | None = None, clip: bool = True) -> Final:
     scale = 1.0 - float(p)
     if not graded:
         total = plan.agg(lambda t: cols.sum_where(
@@ -39,8 +39,11 @@ def rbp(plan: Plan, p: float = 0.8, threshold: float = 1, graded: bool = False,
         top = plan.agg(lambda t: plan.rel(t).max())
         return lambda a: scale * cols.ratio(a[total], a[top])
     m = float(max_grade)
-    total = plan.agg(lambda t: cols.sum_where(ibis.least(plan.rel(t) / m, 1.0)
-                                    * _geometric(p, plan.rank(t)), positive(t)))
+    def gain(t: Table) -> Value:  # rel / max_grade, clipped to 1 unless clip=False
+        return ibis.least(plan.rel(t) / m, 1.0) if clip else plan.rel(t) / m
+
+    total = plan.agg(lambda t: cols.sum_where(gain(t) * _geometric(p, plan.rank(t)),
+                                              positive(t)))
     return lambda a: scale * cols.as_float(a[total])
 
 

@@ -14,6 +14,8 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
+from rankframe.errors import InputError
+from rankframe.table.ranks import invalid_groups
 from rankframe.validation import MAX_GRADE
 
 IntoExpr: TypeAlias = "str | pl.Expr"
@@ -250,15 +252,36 @@ def geometric_weight(p: float, rank: pl.Expr) -> pl.Expr:
 
 def valid_ranks(rank: pl.Expr) -> pl.Expr:
     """True for a group whose ranks are valid (docs/semantics.md#input-checks): every
-    non-NULL rank >= 1, whole (not NaN, not infinite) and not repeated. Plain aggregates of
-    the column, which Polars computes in its grouped fast paths, with no cast: the smallest
-    rank, whether each less its floor is 0 (0 for any integer; NaN for NaN and infinity,
-    which Polars would count equal to their floor), and the distinct values against the
-    count (NULL counts once among the distinct values)."""
-    at_least_one = rank.min().fill_null(1) >= 1
-    whole = ((rank - rank.floor()) == 0).all()
-    distinct = rank.n_unique() == rank.count() + rank.has_nulls().cast(pl.UInt32)
-    return at_least_one & whole & distinct
+    non-NULL rank >= 1, whole (not NaN, not infinite) and not repeated. Each group's ranks
+    are gathered into one list (``implode``) and the lists of every group are checked at
+    once by :func:`valid_rank_lists`, in linear time: no hash table per group, which cost
+    several times the metrics on rows in any order. A rank expression giving one value per
+    group, not per row, is an ``InputError`` (:func:`one_rank_per_row`)."""
+    lists = rank.implode().map_batches(valid_rank_lists, return_dtype=pl.Boolean,
+                                       is_elementwise=True)
+    return lists & one_rank_per_row(rank)
+
+
+def one_rank_per_row(rank: pl.Expr) -> pl.Expr:
+    """True, or an ``InputError`` when ``rank`` gives fewer or more values than its group
+    has rows (``pl.lit(1)`` or ``pl.col("rank").first()`` would be broadcast to every row)."""
+    return (rank.len() == pl.len()).map_batches(_every_row_ranked, return_dtype=pl.Boolean,
+                                                is_elementwise=True)
+
+
+def _every_row_ranked(same_length: pl.Series) -> pl.Series:
+    if not same_length.all():
+        raise InputError(
+            "rank: the rank expression gives one value per group, not one per row; it must "
+            "give each row its rank (a column, or an expression of columns), not a scalar "
+            "such as pl.lit(1) or an aggregate such as pl.col('rank').first()")
+    return same_length
+
+
+def valid_rank_lists(lists: pl.Series) -> pl.Series:
+    """For a Series of lists of ranks, one per group: True where the list's ranks are valid
+    (:func:`valid_ranks`)."""
+    return invalid_groups(lists, len(lists)).not_()
 
 
 def grades_fit(rel: pl.Expr) -> pl.Expr:
@@ -267,32 +290,56 @@ def grades_fit(rel: pl.Expr) -> pl.Expr:
     return (rel.max() <= MAX_GRADE).fill_null(True)
 
 
-_RANK_NOTE = """Invalid ranks: a group with a rank < 1, a rank that is not whole, or the same rank
-    twice gives NULL, not a number (``rankframe.evaluate`` raises ``InputError`` first)."""
+def finite_grades(rel: pl.Expr) -> pl.Expr:
+    """True for a group without a NaN or infinite grade (NULL grades are unjudged): Polars
+    orders NaN above every number, so ``rel >= 1`` would count it relevant."""
+    return rel.is_finite().all()
+
+
+def rank_column(rank: IntoExpr) -> pl.Expr:
+    """The rank column as Int64, in which no valid rank overflows when a builder adds to it
+    (UInt8 255 + 1 wraps to 0 in its own dtype). A rank that is no whole number within
+    Int64 becomes NULL or is truncated here: its group is invalid, and NULL by its guard."""
+    return col(rank).cast(pl.Int64, strict=False)
+
+
+_RANK_NOTE = """Invalid ranks: a group with a rank < 1, a rank that is not whole or above 2^63 - 1,
+    or the same rank twice gives NULL, not a number (``rankframe.evaluate`` raises
+    ``InputError`` first)."""
+_FINITE_NOTE = """Invalid grades: a group with a NaN or infinite grade gives NULL (use NULL for an
+    unjudged row; ``rankframe.evaluate`` raises ``InputError``)."""
 _GRADE_NOTE = """Grades too large: with ``gain="exponential"``, a group with a grade above 960 gives
     NULL (2^rel - 1 would overflow its sums; ``rankframe.evaluate`` raises ``InputError``)."""
 Builder: TypeAlias = Callable[..., pl.Expr]
 
 
 def _guarded(builder: Builder, ranks: bool) -> Builder:
-    """``builder`` whose expression is NULL for a group with invalid ranks (when ``ranks``)
-    or, with the exponential gain, a grade above 960; the undecorated builder stays
-    reachable as ``unguarded(builder)``, for tables checked already (``evaluate`` runs
+    """``builder`` whose expression is NULL for a group with invalid ranks (when ``ranks``;
+    the body then reads them as Int64, :func:`rank_column`), a NaN or infinite grade, or,
+    with the exponential gain, a grade above 960; the undecorated builder stays reachable
+    as ``unguarded(builder)``, for tables checked already (``evaluate`` runs
     ``check_judged``)."""
     signature = inspect.signature(builder)
     gains = "gain" in signature.parameters
+    grades = "rel" in signature.parameters
 
     @functools.wraps(builder)
     def guarded(*args: object, **kwargs: object) -> pl.Expr:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        expr = builder(*args, **kwargs)
-        valid = valid_ranks(col(bound.arguments["rank"])) if ranks else pl.lit(True)
-        if gains and bound.arguments["gain"] == "exponential":
-            valid = valid & grades_fit(col(bound.arguments["rel"]))
+        given = bound.arguments
+        valid = pl.lit(True)
+        if ranks:
+            valid = valid_ranks(col(given["rank"]))
+            given["rank"] = rank_column(given["rank"])
+        if grades:
+            valid = valid & finite_grades(col(given["rel"]))
+        if gains and given["gain"] == "exponential":
+            valid = valid & grades_fit(col(given["rel"]))
+        expr = builder(*bound.args, **bound.kwargs)
         return pl.when(valid).then(expr).alias(expr.meta.output_name())
 
-    notes = [_RANK_NOTE] * ranks + [_GRADE_NOTE] * gains
+    notes = [_RANK_NOTE] * ranks + [_FINITE_NOTE] * grades + [_GRADE_NOTE] * gains
     note = "Notes\n    -----\n    " + "\n\n    ".join(notes) + "\n\n    "
     doc = builder.__doc__ or ""
     at = doc.find("Examples\n")

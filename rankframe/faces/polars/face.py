@@ -49,6 +49,13 @@ class PolarsFace(PolarsNative):
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures]
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
+        rank = columns.get("rank", "")
+        dtype = schema.get(rank)
+        if dtype is not None and (dtype.is_integer() or dtype == pl.Null) and dtype != pl.Int64:
+            # No valid rank overflows Int64 when a metric adds to it (UInt8 255 + 1 is 0
+            # in its own dtype; check_judged refused ranks above the largest Int64), and an
+            # all-NULL column (dtype Null) is typed.
+            judged = judged.with_columns(pl.col(rank).cast(pl.Int64))
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(key_order(schema, keys),
                                                             nulls_last=False)
         # A table in memory: the in-memory engine (no streaming set-up for a table already

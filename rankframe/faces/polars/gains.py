@@ -197,12 +197,13 @@ _LAST = 2**62  # sorts unretrieved rows after every rank
 
 def _dcg_at(rel: pl.Expr, rank: pl.Expr, gains: GainPairs, positions: pl.Expr) -> pl.Expr:
     """DCG@i for each i of ``positions`` (ascending): the running DCG of the retrieved rows
-    in rank order, read at the last rank <= i (0 before the first)."""
+    in rank order, read at the last rank <= i (0 before the first). The running sums are
+    read after a leading 0.0, so that no index falls outside them (a group without rows)."""
     key = rank.fill_null(_LAST)
     running = (gain(rel, "linear", gains) / log2_discount(rank)).fill_null(0.0).sort_by(key)
-    running = running.cum_sum()
+    running = pl.lit(0.0, dtype=pl.Float64).append(running.cum_sum())
     upto = key.sort().search_sorted(positions, side="right").cast(pl.Int64)
-    return pl.when(upto > 0).then(running.gather((upto - 1).clip(0).cast(pl.Int64))).otherwise(0.0)
+    return running.gather(upto)
 
 
 @validated(METRICS["ndcg_rel"])

@@ -27,6 +27,7 @@ from rankframe.faces.polars.expr import (
     exact_log2,
     gain,
     log2_table_through,
+    plus_zero,
     plus_zero_expr,
 )
 
@@ -48,7 +49,8 @@ def _best_first(pool: pl.DataFrame) -> pl.LazyFrame:
     column, which costs a fraction of a sort of a frame by two columns."""
     gains = pool.get_column("g")
     top = gains.max()
-    if pool.height and isinstance(top, float) and top < _LOW and (gains.floor() == gains).all():
+    whole = (gains.floor() == gains) & gains.is_finite()  # Polars counts NaN == NaN
+    if pool.height and isinstance(top, float) and top < _LOW and whole.all():
         key = pool.get_column("q").cast(pl.UInt64) * _LOW + (_LOW - 1 - gains.cast(pl.UInt64))
         return pl.LazyFrame({"key": key.sort()}).select(
             q=(pl.col("key") // _LOW).cast(pl.get_index_type()),
@@ -71,13 +73,61 @@ def _summed(rows: pl.LazyFrame, term: pl.Expr, name: str) -> pl.LazyFrame:
             .select("q", plus_zero_expr(pl.col("t").list.sum()).alias(name)))
 
 
+#: The dense layout of :func:`_in_order_sums` may have this many slots per term, or this
+#: many slots in all (32 MiB of doubles), whichever is more.
+_DENSE_FACTOR = 16
+_DENSE_SLOTS = 1 << 22
+
+
+def _in_order_sums(terms: pl.DataFrame, groups: int) -> pl.Series:
+    """Per query ``q`` = 0 .. ``groups`` - 1, its ``t`` values added in the order of ``i``
+    (whole numbers >= 1, unique within a query), first to last from 0.0, as trec_eval's loop
+    adds; 0.0 for a query without terms.
+
+    Each term goes to slot ``i`` of its query's row in a dense matrix of queries x
+    max(``i``) (0.0 elsewhere), and each row is added first to last (``arr.sum``, a left
+    fold): no sort, no list per query. A slot left 0.0 adds nothing to a sum that starts
+    from 0.0 (a running sum from 0.0 is never -0.0). When the matrix would be sparse (one
+    query with many terms among many queries with few), the terms are sorted and added as
+    lists per query instead."""
+    if terms.height == 0:
+        return pl.repeat(0.0, groups, eager=True, dtype=F64)
+    width = terms.get_column("i").max()
+    assert isinstance(width, int)
+    if groups * width > max(_DENSE_FACTOR * terms.height, _DENSE_SLOTS):
+        summed = _summed(terms.lazy().sort("q", "i"), pl.col("t"), "s")
+        return _per_query(groups, [summed], pl.col("s").fill_null(0.0), "s")
+    slot = terms.select(pl.col("q").cast(pl.Int64) * width + pl.col("i").cast(pl.Int64) - 1)
+    dense = pl.zeros(groups * width, dtype=F64, eager=True).scatter(
+        slot.to_series(), terms.get_column("t").cast(F64))
+    return plus_zero(dense.reshape((groups, width)).arr.sum())
+
+
+def _by_position(rows: pl.DataFrame, order: str, descending: bool = False) -> pl.DataFrame:
+    """``rows`` (a column ``q``) with ``i``: each row's position, 1, 2 ..., within its query
+    in the order of ``order`` (sorted by ``q``, then ``order``)."""
+    ordered = rows.sort("q", order, descending=[False, descending])
+    return ordered.with_columns(i=_position())
+
+
+def _rank_order(rows: pl.DataFrame) -> pl.DataFrame:
+    """``rows`` with ``i`` = the order of addition by rank: the rank itself when the ranks
+    are integers >= 1 (unique within a valid query; an invalid query's value is masked by
+    its guard), else the position in rank order."""
+    rank = rows.get_column("rank")
+    low = rank.min()
+    if rank.dtype.is_integer() and isinstance(low, int) and low >= 1:
+        return rows.with_columns(i=pl.col("rank"))
+    return _by_position(rows, "rank")
+
+
 def _log2_of_next(values: pl.Expr, low: object, top: object) -> pl.Expr:
     """log2(v + 1) by C's ``log2`` for ``values`` (ranks, positions): a gather from the
     shared table when they are integers in [``low``, ``top``] within it, else
     :func:`exact_log2` (a rank of an invalid group, which its guard makes NULL, included)."""
     if isinstance(low, int) and isinstance(top, int) and low >= 0 and top < LOG2_TABLE_BOUND:
-        return pl.lit(log2_table_through(top + 1)).gather(values + 1)
-    return exact_log2(values + 1)
+        return pl.lit(log2_table_through(top + 1)).gather(values.cast(pl.Int64) + 1)
+    return exact_log2(values.cast(F64) + 1.0)  # no integer dtype's largest value overflows
 
 
 def _per_query(queries: int, sums: Sequence[pl.LazyFrame], value: pl.Expr, name: str
@@ -102,41 +152,40 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
     (docs/semantics.md#ndcg)."""
 
     def run(batch: pl.Series) -> pl.Series:
-        # One lazy plan over every query's entries, collected once: the kernel's fixed cost
-        # is that of one query, whatever the number of steps.
         lists = batch.struct.unnest()
-        flat = lists.lazy().with_row_index("q").explode("rank", "rel").drop_nulls("rel")
+        groups = len(batch)
+        flat = lists.with_row_index("q").explode("rank", "rel").drop_nulls("rel")
         if lists.schema["rank"] == pl.List(pl.Null):  # an all-NULL rank: nothing retrieved
             flat = flat.with_columns(pl.col("rank").cast(pl.Int64))
-        entries = flat.with_columns(g=gain(pl.col("rel"), kind, mapped)).collect(engine=MEMORY)
-        rows = entries.lazy()
+        entries = flat.with_columns(g=gain(pl.col("rel"), kind, mapped))
         g, rank = pl.col("g"), pl.col("rank")
         retrieved = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
-        sums: list[pl.LazyFrame] = []
+        sums: dict[str, pl.Series] = {}
         if what == "cg":
-            counted = rows.filter(retrieved & (g > 0)).sort("q", "rank")
-            sums.append(_summed(counted, g, "cg"))
+            counted = _rank_order(entries.filter(retrieved & (g > 0)))
+            sums["cg"] = _in_order_sums(counted.select("q", "i", t=g), groups)
         if what in ("dcg", "ndcg"):
-            counted = rows.filter(retrieved & (g != 0)).sort("q", "rank")
-            ranks = entries.get_column("rank")
+            counted = _rank_order(entries.filter(retrieved & (g != 0)))
+            ranks = counted.get_column("rank")
             low, top = (ranks.min(), ranks.max()) if ranks.dtype.is_integer() else (None, None)
-            sums.append(_summed(counted, g / _log2_of_next(rank, low, top), "dcg"))
+            sums["dcg"] = _in_order_sums(
+                counted.select("q", "i", t=g / _log2_of_next(rank, low, top)), groups)
         if what in ("idcg", "ndcg"):
             pool = entries.filter(g > 0)
             if ideal == "retrieved":
                 pool = pool.filter(rank.is_not_null())
-            best = _best_first(pool).with_columns(i=_position())
+            best = _best_first(pool).with_columns(i=_position()).collect(engine=MEMORY)
             if k is not None:
                 best = best.filter(pl.col("i") <= k)
-            most = lists.get_column("rel").list.len().max()
-            top = min(most, k) if isinstance(most, int) and k is not None else most
-            sums.append(_summed(best, g / _log2_of_next(pl.col("i"), 1, top), "idcg"))
+            most = best.get_column("i").max() if best.height else 1
+            sums["idcg"] = _in_order_sums(
+                best.select("q", "i", t=g / _log2_of_next(pl.col("i"), 1, most)), groups)
         if what == "ndcg":
-            dcg, idcg = pl.col("dcg").fill_null(0.0), pl.col("idcg").fill_null(0.0)
-            value = pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)
+            dcg, idcg = sums["dcg"], sums["idcg"]
+            value = pl.select(pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)).to_series()
         else:
-            value = pl.col(what).fill_null(0.0)
-        return _per_query(len(batch), sums, value, batch.name)
+            value = sums[what]
+        return value.alias(batch.name)
 
     return run
 
@@ -144,7 +193,7 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
 def precision_sums(batch: pl.Series) -> pl.Series:
     """AP's sum, per query, over a Series of lists of the ranks of its relevant retrieved
     rows: j / r_j for the j-th smallest rank r_j, added in rank order."""
-    ranks = (batch.to_frame("rank").lazy().with_row_index("q").explode("rank")
-             .drop_nulls("rank").sort("q", "rank").with_columns(j=_position()))
-    summed = _summed(ranks, pl.col("j").cast(F64) / pl.col("rank").cast(F64), "sum")
-    return _per_query(len(batch), [summed], pl.col("sum").fill_null(0.0), batch.name)
+    ranks = batch.to_frame("rank").with_row_index("q").explode("rank").drop_nulls("rank")
+    ordered = _by_position(ranks, "rank")
+    terms = ordered.select("q", "i", t=pl.col("i").cast(F64) / pl.col("rank").cast(F64))
+    return _in_order_sums(terms, len(batch)).alias(batch.name)

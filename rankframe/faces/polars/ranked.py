@@ -218,7 +218,7 @@ def relchar(rel: pl.Expr) -> pl.Expr:
     """relstring's character of a grade: the digit of 0-9, '>' above 9, '-' for NULL (not in
     the pool), '.' for a negative grade (pooled, unjudged), '<' for a grade not whole."""
     grade = rel.cast(pl.Float64)
-    digit = grade.clip(0, 9).cast(pl.Int64).cast(pl.String)
+    digit = grade.clip(0, 9).cast(pl.Int64, strict=False).cast(pl.String)  # NaN: its group is NULL
     return (pl.when(grade.is_null()).then(pl.lit("-")).when(grade < 0).then(pl.lit("."))
             .when(grade != grade.floor()).then(pl.lit("<")).when(grade > 9).then(pl.lit(">"))
             .otherwise(digit))

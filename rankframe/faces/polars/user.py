@@ -52,19 +52,22 @@ def running_weight(p: float, position: pl.Expr) -> pl.Expr:
                                                return_dtype=pl.Float64, is_elementwise=True)
 
 
-def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None) -> pl.Expr:
+def _rbp_gain(rel: pl.Expr, threshold: float, graded: bool, max_grade: float | None,
+              clip: bool) -> pl.Expr:
     if not graded:
         return relevant(rel, threshold).cast(pl.Float64)
     grade = rel.cast(pl.Float64)
     top = grade.max() if max_grade is None else pl.lit(max_grade, dtype=pl.Float64)
-    scaled = pl.min_horizontal(divide(grade, top), pl.lit(1.0))
+    scaled = divide(grade, top)
+    if clip:
+        scaled = pl.min_horizontal(scaled, pl.lit(1.0))
     return pl.when((grade > 0) & (top > 0)).then(scaled).otherwise(pl.lit(0.0))
 
 
 @validated(METRICS["rbp"])
 @rank_guarded
 def rbp(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8, threshold: float = 1,
-        graded: bool = False, max_grade: float | None = None) -> pl.Expr:
+        graded: bool = False, max_grade: float | None = None, clip: bool = True) -> pl.Expr:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
 
     Contract: docs/semantics.md#rbp.
@@ -73,8 +76,9 @@ def rbp(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8, thres
     order with p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
-    clipped to [0, 1], where M is ``max_grade`` or, when it is None, the highest grade
-    of the query (all rows, retrieved or not); ``threshold`` is then not used. NULL and
+    clipped to [0, 1] (not clipped with ``clip=False``), where M is ``max_grade`` or, when
+    it is None, the highest grade of the query (all rows, retrieved or not); ``threshold``
+    is then not used; ``max_grade=1, clip=False`` is ranx's graded RBP, g = rel. NULL and
     negative grades gain 0; a query whose grades are all <= 0 scores 0, as does a query
     with nothing retrieved. RBP has no cutoff: the weights already vanish with depth.
 
@@ -98,7 +102,8 @@ def rbp(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0.8, thres
     0.375
     """
     rel_e, rank_e = col(rel), col(rank)
-    weighted = _rbp_gain(rel_e, threshold, graded, max_grade) * running_weight(p, rank_e)
+    weighted = (_rbp_gain(rel_e, threshold, graded, max_grade, clip)
+                * running_weight(p, rank_e))
     shown = retrieved(rank_e)
     total = sequential_sum(weighted.filter(shown), rank_e.filter(shown))
     return ((1.0 - p) * total).alias(label("rbp", None))
@@ -151,7 +156,10 @@ def rbp_residual(rel: IntoExpr = "rel", *, rank: IntoExpr = "rank", p: float = 0
     deeper = deepest - near - known.filter(known > limit).len().cast(pl.Int64)
     lump = (deeper.cast(pl.Float64) * floor_weight(p)).filter(deeper > 0)
     total = sequential_sum(running_weight(p, unknown).append(lump))
-    return (running_weight(p, deepest + 1) + (1.0 - p) * total).alias(label("rbp_residual", None))
+    # p^d from the running product: it reaches its floor by position K + 1 (near + 1 then),
+    # and d + 1 itself would overflow at the largest Int64.
+    below = running_weight(p, near + 1)
+    return (below + (1.0 - p) * total).alias(label("rbp_residual", None))
 
 
 @validated(METRICS["err"])

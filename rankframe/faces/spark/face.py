@@ -17,6 +17,12 @@ from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties, exact_metrics, parse_for
 from rankframe.faces.spark import correlation, counts, gains, ranked, tied, trec, user
 from rankframe.faces.spark.judge import judge
+from rankframe.faces.spark_gaps import (
+    JUDGE_TIES,
+    SUPPORTED_METRICS,
+    UNSUPPORTED,
+    UNSUPPORTED_FAMILIES,
+)
 from rankframe.measures import Measure
 from rankframe.registry import METRICS, Metric
 from rankframe.validation import MAX_GRADE
@@ -28,23 +34,8 @@ BUILDERS: dict[str, Callable[..., Column]] = {
     for name in METRICS if hasattr(module, name)
 }
 
-
-#: Registered metrics without a Spark function, each with the reason (as data: the
-#: completeness tests check it against the registry and the functions below). None today.
-UNSUPPORTED: dict[str, str] = {}
-
-
-#: Measure families outside the registry that this face lacks, with the reason (as data:
-#: tests/trec_eval/test_prefs.py checks that every face computes them or says why not).
-UNSUPPORTED_FAMILIES: dict[str, str] = {
-    "prefs": "trec_eval's preference measures (-R prefs) need a transitive closure (joins "
-             "repeated until nothing changes) and sums in trec_eval's order; not written for "
-             "Spark yet: read the preferences on the driver and use the Polars or DuckDB face",
-}
-
-
-SUPPORTED_METRICS: tuple[str, ...] = tuple(
-    name for name in sorted(METRICS) if name not in UNSUPPORTED)
+__all__ = ["BUILDERS", "FACE", "SUPPORTED_METRICS", "UNSUPPORTED", "UNSUPPORTED_FAMILIES",
+           "SparkFace", "column", "evaluate"]
 
 
 def column(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any]) -> Column:
@@ -112,7 +103,7 @@ class SparkFace:
     name = "spark"
     role: Role = "cluster"
     unsupported: Mapping[str, str] = UNSUPPORTED
-    judge_ties: frozenset[Ties] = frozenset({"docid", "average"})
+    judge_ties: frozenset[Ties] = JUDGE_TIES
     #: Not g (log2 of (2 + C) - S, not always whole, by Spark's ln(x) / ln(2)) nor yaap (the
     #: JVM's Math.log may differ from C's log in the last bit): docs/semantics.md#exactness.
     exact: frozenset[str] = exact_metrics() - {"g", "yaap"}

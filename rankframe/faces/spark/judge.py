@@ -12,6 +12,7 @@ from pyspark.sql import types as T
 from rankframe import validation
 from rankframe.errors import InputError
 from rankframe.faces.base import Ties
+from rankframe.frames import IMPLICIT_GRADE
 from rankframe.table import input_checks
 from rankframe.table.input_checks import NAMED_PROBLEMS, TypeClass, TypeReader
 from rankframe.table.ties import TIE_FIRST, TIE_SIZE
@@ -45,6 +46,19 @@ def _id_type(fn: str, name: str, run: DataFrame, qrels: DataFrame) -> T.DataType
     return run_type if run_type == qrels_type else T.LongType()
 
 
+def _graded(fn: str, qrels: DataFrame, rel: str | None) -> tuple[DataFrame, str]:
+    """The qrels and their grade column: ``rel=None`` adds ``rel``, 1 for every pair (the
+    Polars judge's rule and messages, :func:`rankframe.frames.graded_qrels`)."""
+    if rel is not None:
+        return qrels, rel
+    if IMPLICIT_GRADE in qrels.columns:
+        raise InputError(
+            f"{fn}: rel=None gives every qrels pair the grade 1 in a new column "
+            f"{IMPLICIT_GRADE!r}, but the qrels already has one; pass rel="
+            f"{IMPLICIT_GRADE!r} to use its grades, or drop it")
+    return qrels.withColumn(IMPLICIT_GRADE, F.lit(1).cast("long")), IMPLICIT_GRADE
+
+
 def judge(
     run: DataFrame,
     qrels: DataFrame,
@@ -52,7 +66,7 @@ def judge(
     query: str = "qid",
     doc: str = "docid",
     score: str = "score",
-    rel: str = "rel",
+    rel: str | None = "rel",
     depth: int | None = None,
     ties: Ties = "docid",
     judged_only: bool = False,
@@ -82,7 +96,9 @@ def judge(
         Columns ``query``, ``doc`` and ``rel`` (numeric, no NULL or NaN; negative grades
         are kept and mean "pooled but unjudged").
     query, doc, score, rel
-        Column names.
+        Column names. ``rel=None``: qrels without grades (implicit feedback: held-out
+        interactions, clicks), each listed pair relevant with grade 1 in a new column
+        ``rel``, as for :func:`rankframe.judge`.
     depth
         Keep only the top ``depth`` ranks of each query before the join (trec_eval
         ``-M``); ``None`` keeps everything.
@@ -115,6 +131,7 @@ def judge(
     >>> judged.groupBy("qid").agg(ndcg("rel", k=10), average_precision("rel"))  # doctest: +SKIP
     """
     fn = "judge"
+    qrels, rel = _graded(fn, qrels, rel)
     depth = validation.cutoff(fn, depth, name="depth")
     ties = validation.choice(fn, "ties", ties, ("docid", "average"))
     judged_only = validation.check(fn, "judged_only", "flag", judged_only)

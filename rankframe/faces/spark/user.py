@@ -46,7 +46,8 @@ def _rbp_sum(p: float, rows: Column) -> Column:
 
 @builder(METRICS["rbp"])
 def rbp(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", p: float = 0.8,
-        threshold: float = 1, graded: bool = False, max_grade: float | None = None) -> Column:
+        threshold: float = 1, graded: bool = False, max_grade: float | None = None,
+        clip: bool = True) -> Column:
     """Rank-biased precision (Moffat & Zobel 2008) over the retrieved rows.
 
     Contract: docs/semantics.md#rbp.
@@ -54,7 +55,8 @@ def rbp(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", p: float = 0.8,
     ``RBP = (1 - p) * sum over retrieved rows i of g_i * p^(rank_i - 1)``.
 
     Binary (default): ``g = 1`` if rel >= threshold else 0. Graded: ``g = rel / M``
-    clipped to [0, 1], M = ``max_grade`` or, when None, the highest grade of the query
+    clipped to [0, 1] (``clip=False``: not clipped), M = ``max_grade`` or, when None, the
+    highest grade of the query
     (all rows); NULL and negative grades gain 0, and M <= 0 gives 0. Added in rank order,
     p^(rank - 1) a running product, as trec_eval (docs/semantics.md#exactness).
     """
@@ -69,7 +71,8 @@ def rbp(rel: IntoColumn = "rel", *, rank: IntoColumn = "rank", p: float = 0.8,
     if graded:
         top = F.lit(float(max_grade)) if max_grade is not None else F.max(grade)
         rows = F.transform(rows, lambda e: F.struct(e["r"].alias("r"), F.when(
-            (e["g"] > 0) & (top > 0), F.least(e["g"] / top, F.lit(1.0)))
+            (e["g"] > 0) & (top > 0),
+            F.least(e["g"] / top, F.lit(1.0)) if clip else e["g"] / top)
             .otherwise(F.lit(0.0)).alias("g")))
     total = _rbp_sum(p, rows)
     value = F.lit(1.0 - p) * F.coalesce(total, F.lit(0.0))
