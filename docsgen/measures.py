@@ -109,6 +109,11 @@ def _peer_table() -> list[str]:
                   for row in rows)]
 
 
+#: How each ``Metric.aggregate`` reads on the page.
+_AGGREGATES = {"mean": "mean", "sum": "sum",
+               "defined_mean": "mean over the queries where it is defined (NULL left out)"}
+
+
 def page() -> str:
     """The whole Markdown page."""
     strings, trec = measure_strings(), trec_names()
@@ -118,7 +123,7 @@ def page() -> str:
         lines += ["", f"## {name}", "", _summary(metric), ""]
         lines.append(f"- **Polars / Spark**: `rf.{name}`; **SQL**: `{metric.macro}`; "
                      f"columns read: {', '.join(f'`{c}`' for c in metric.columns)}; "
-                     f"summarised by the {metric.aggregate}.")
+                     f"summarised by the {_AGGREGATES[metric.aggregate]}.")
         lines.append("- **Parameters**:" + ("" if metric.params else " none."))
         lines += _params(metric)
         lines.append("- **Measure strings**: "

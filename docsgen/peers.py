@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: The tools compared, in the order their notes are printed.
 PEERS = ("trec_eval", "ranx", "ir_measures", "TorchMetrics", "Spark MLlib", "scikit-learn",
-         "Microsoft Recommenders", "RecBole")
+         "Microsoft Recommenders", "RecBole", "TREC Fair 2022")
 
 #: The conventions that differ between the tools, one row per tool: (tool, which queries
 #: the mean is over, how tied scores are ordered, measure conventions that differ, how a
@@ -158,3 +158,51 @@ NOTES: dict[str, dict[str, str]] = {
                 "`rbp(graded=true, max_grade=1, clip=false)@p` here.",
     },
 }
+
+_MSR = "Microsoft Recommenders"
+NOTES.update({
+    "coverage": {
+        _MSR: "`catalog_coverage` divides by the distinct items of the training data: a "
+              "Catalog without an items table.",
+        "RecBole": "`ItemCoverage` divides by the number of items: `catalog=` that number.",
+    },
+    "entropy": {
+        _MSR: "`distributional_coverage`: the entropy in bits, as the default here.",
+        "RecBole": "`ShannonEntropy` takes natural logarithms and divides by the number of "
+                   "distinct items recommended: `log=ln, divisor=items`.",
+    },
+    "gini": {
+        "RecBole": "`GiniIndex` counts the items never recommended as 0 among all items: "
+                   "the default `over=catalog`.",
+    },
+    "novelty": {
+        _MSR: "`novelty` averages -log2 of the item's share of training interactions over "
+              "every recommendation of the run, an unseen item adding 0: the defaults "
+              "here, the same number when all lists are as long.",
+    },
+    "popularity": {
+        "RecBole": "`AveragePopularity`: the mean training count of the top-k items, unseen "
+                   "items 0, as here.",
+    },
+    "tail_share": {
+        "RecBole": "`TailPercentage`: `tail_ratio` is `Catalog(long_tail=...)` (a share of "
+                   "the items by count then id, or a count above 1).",
+    },
+    "ild_features": {
+        _MSR: "`user_diversity` with `item_feature_vector` forms every pair; the closed form "
+              "here gives the same number.",
+    },
+    "ild_pairs": {
+        _MSR: "`user_diversity` (co-occurrence cosine by default, a missing pair 0): "
+              "`diversity` with a Catalog of the training data.",
+    },
+    "serendipity": {
+        _MSR: "`user_serendipity` multiplies by the relevance column's value (here: 1 for "
+              "rel >= threshold); without one, `relevance=ignore`.",
+    },
+    "awrf": {
+        "TREC Fair 2022": "Task 1's `AWRFMetric.qr_awrf`: the same attention and "
+                          "Jensen-Shannon divergence, its discounts in 32-bit floats "
+                          "(differences of about 1e-8); its score multiplies by nDCG.",
+    },
+})

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rankframe.analysis.compare import compare as compare
     from rankframe.analysis.runs import evaluate_runs as evaluate_runs
     from rankframe.analysis.runs import read_runs as read_runs
+    from rankframe.beyond.catalog import Catalog as Catalog
     from rankframe.evaluate import evaluate as evaluate
     from rankframe.evaluate import evaluate_run as evaluate_run
     from rankframe.evaluate import summarize as summarize
@@ -55,6 +56,7 @@ _LAZY: dict[str, str] = {
     "compare": "rankframe.analysis.compare",
     "evaluate_runs": "rankframe.analysis.runs",
     "read_runs": "rankframe.analysis.runs",
+    "Catalog": "rankframe.beyond.catalog",
     "evaluate": "rankframe.evaluate",
     "evaluate_run": "rankframe.evaluate",
     "summarize": "rankframe.evaluate",

@@ -15,13 +15,15 @@ from typing import Any
 
 import polars as pl
 
-from rankframe import faces
+from rankframe import faces, run_metrics
 from rankframe.averaging import NoRelevant, answered_queries, no_relevant_rows
+from rankframe.beyond.catalog import Catalog, reads_items, with_items
 from rankframe.errors import InputError, MeasureError
 from rankframe.faces.base import parse_for, preparing
 from rankframe.faces.polars.expr import divide, sequential_sum
 from rankframe.frames import Eager, eager, graded_qrels, run_and_qrels, to_polars
 from rankframe.measures import GEOMETRIC_MEAN_FLOOR, Measure, parse
+from rankframe.run_metrics import run_summary
 from rankframe.table.blocks import first_of_query
 from rankframe.table.checks import Checked, check_frame, check_judged
 from rankframe.table.inputs import schema_of
@@ -79,6 +81,7 @@ def evaluate(
     engine: str = "polars",
     threshold: float = 1,
     con: Any = None,
+    catalog: Catalog | None = None,
 ) -> pl.DataFrame:
     """Per-query values of several measures over a judged long table, in one pass.
 
@@ -106,6 +109,13 @@ def evaluate(
         Relevance level: rel >= threshold is relevant (trec_eval ``-l``).
     con
         DuckDB connection to use with ``engine="duckdb"`` (the macros are loaded if absent).
+    catalog
+        The items, training interactions and fairness target
+        (:class:`rankframe.Catalog`) that beyond-accuracy measures (``"coverage@10"``,
+        ``"novelty@10"``, ``"ild_category@10"`` ...) read what the table lacks from: joined
+        once (docs/semantics.md#the-catalog-inputs). A run measure (coverage, entropy, gini)
+        gets its run's value on each query's row: the run is the query key's leading
+        columns, or the whole table for one query column.
 
     Returns
     -------
@@ -124,6 +134,8 @@ def evaluate(
     _distinct("evaluate", keys, rel, rank)
     face, parsed = _parsed("evaluate", measures, keys, engine, threshold)
     columns = _COLUMNS | {"rel": rel, "rank": rank}
+    if catalog is not None or reads_items(parsed):  # beyond accuracy: item inputs, joined
+        judged, parsed, columns = with_items("evaluate", judged, parsed, keys, columns, catalog)
     _require_read("evaluate", judged, parsed, columns)
     max_grade = _exponential(parsed)
     # Only the columns the measures read go further.
@@ -138,9 +150,11 @@ def evaluate(
             judged = check_judged(judged, query=keys, rel=rel, rank=rank,
                                   max_grade=max_grade).select(needed)
         grouped = checked.grouped
+        # The rows that keep every query present when rows are cut (by grade or by rank).
+        kept = _kept_besides_positive(judged, keys, checked)
         if _positive_rows_suffice(parsed):
-            kept = _kept_besides_positive(judged, keys, checked)
             judged = positive_rows(judged, keys, rel, kept)
+            kept = None
             if (isinstance(judged, pl.DataFrame) and not grouped and len(keys) == 1
                     and judged.get_column(keys[0]).null_count() == 0):
                 # Few rows are left: a stable sort lets the group-by take its sorted path (judge's
@@ -149,7 +163,7 @@ def evaluate(
     if grouped and len(keys) == 1 and isinstance(judged, pl.DataFrame):
         # Proven sorted by the query: the flag lets the group-by take its sorted path.
         judged = judged.with_columns(pl.col(keys[0]).set_sorted())
-    return face.to_polars(face.evaluate(judged, parsed, keys, columns, connection=con))
+    return run_metrics.evaluate(face, judged, parsed, keys, columns, con, kept=kept)
 
 
 _COLUMNS = {"rel": "rel", "rank": "rank", "tie_first": "tie_first", "tie_size": "tie_size"}
@@ -213,6 +227,7 @@ def evaluate_run(
     threshold: float = 1,
     con: Any = None,
     judged_only: bool = False,
+    catalog: Catalog | None = None,
     all_queries: bool = True,
     no_relevant: NoRelevant = "keep",
 ) -> pl.DataFrame:
@@ -250,6 +265,8 @@ def evaluate_run(
         As for :func:`evaluate`.
     judged_only
         Rank only the judged documents (trec_eval ``-J``), as for :func:`rankframe.judge`.
+    catalog
+        As for :func:`evaluate`; its item and user columns default to ``doc`` and ``query``.
     all_queries
         True (default): a row for every qrels query, those the run did not answer scoring
         0 (trec_eval ``-c``, ir_measures, ranx); False: the qrels queries the run answered
@@ -274,13 +291,16 @@ def evaluate_run(
     qrels, rel = graded_qrels(fn, qrels, rel)
     face, parsed = _parsed(fn, measures, [query], engine, threshold)
     reads_ties = any(c.startswith("tie_") for m in parsed for c in m.metric.columns)
+    if catalog is not None or reads_items(parsed):
+        catalog = (catalog or Catalog()).with_defaults(doc, query)
     if (isinstance(run, pl.LazyFrame) or isinstance(qrels, pl.LazyFrame) or reads_ties
             or not _positive_rows_suffice(parsed)):
         judged = judge(run, qrels, query=query, doc=doc, score=score, rel=rel, depth=depth,
                        judged_only=judged_only)
-        return _queries(fn, evaluate(judged, measures, query=query, rel=rel, engine=engine,
-                                     threshold=threshold, con=con), run, qrels, query, rel,
-                        threshold, all_queries, no_relevant)
+        per_query = evaluate(judged, measures, query=query, rel=rel, engine=engine,
+                             threshold=threshold, con=con, catalog=catalog)
+        return _queries(fn, per_query, run, qrels, query, rel, threshold, all_queries,
+                        no_relevant)
     max_grade = _exponential(parsed)
     if max_grade is not None and isinstance(qrels, pl.DataFrame) and rel in qrels.columns:
         _grades_at_most(fn, qrels, query, rel, max_grade)
@@ -324,10 +344,14 @@ def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
         return column.cast(pl.Int128).sum() if dtype.is_integer() else column.sum()
     if measure.summary == "none":  # a string per query (relstring): no summary, as trec_eval
         return pl.lit(None, dtype=pl.String)
+    if measure.summary == "run":  # each query repeats its run's value: that value, once
+        return run_summary(column)
     # As trec_eval: the values added in query order, then one division by their number
     # (docs/semantics.md#exactness); Polars' mean adds pairwise. There are no NULLs
-    # (_refuse_nulls).
+    # (_refuse_nulls), but where the metric is undefined (its declared defined_mean).
     values = column.cast(pl.Float64)
+    if measure.summary == "defined_mean":
+        values = values.drop_nulls()
     if measure.summary == "gmean":
         values = values.clip(lower_bound=GEOMETRIC_MEAN_FLOOR).log()
     n = values.len()
@@ -337,8 +361,9 @@ def _aggregate(measure: Measure, dtype: pl.DataType) -> pl.Expr:
 
 def _refuse_nulls(per_query: pl.DataFrame, measures: list[Measure], keys: list[str]) -> None:
     """Raise for a NULL value of a summarised measure, naming the measure and the query: a
-    mean over the other queries would silently be over fewer queries than the table has."""
-    labels = [m.label for m in measures if m.summary != "none"]
+    mean over the other queries would silently be over fewer queries than the table has. A
+    ``defined_mean`` measure (declared so: ``Metric.aggregate``) leaves its NULLs out."""
+    labels = [m.label for m in measures if m.summary not in ("none", "defined_mean")]
     counts = per_query.select(pl.col(labels).null_count()).row(0) if labels else ()
     for label, nulls in zip(labels, counts, strict=True):
         if not nulls:

@@ -25,8 +25,10 @@ from rankframe.registry import METRICS, Metric
 from rankframe.trec_eval import CUTOFF_NAMES, PRINTED_NAMES
 from rankframe.trec_eval import GEOMETRIC_MEAN_FLOOR as GEOMETRIC_MEAN_FLOOR
 
-#: How per-query values are summarised; "none" for a string measure (relstring).
-Summary = Literal["mean", "sum", "gmean", "none"]
+#: How per-query values are summarised; "none" for a string measure (relstring); "run" for a
+#: run metric (each query holds its run's value: that value); "defined_mean" the mean over
+#: the queries where the measure is defined (``Metric.aggregate``).
+Summary = Literal["mean", "sum", "gmean", "none", "run", "defined_mean"]
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,12 @@ _alias("map_ties ap_ties average_precision_ties",
 _alias("iprec iprec_at_recall",
        Alias("iprec_at_recall", cutoff="recall",
              help="interpolated precision at recall level x (iprec@0.1)"))
+
+# Metrics that declare their names in the registry (the beyond-accuracy ones).
+for _metric in METRICS.values():
+    if _metric.names:
+        _alias(_metric.names, Alias(_metric.name, cutoff="k" if any(
+            p.name == "k" for p in _metric.params) else None, help=_metric.help))
 
 _GRAMMAR = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
@@ -411,7 +419,8 @@ def parse(label: str, *, threshold: float | None = None) -> Measure:
         values[key] = _gain_map(label, raw) if kind == "gains" else _param_value(label, raw)
     if threshold is not None and "threshold" in names:
         values.setdefault("threshold", threshold)
-    summary: Summary = alias.summary or ("sum" if metric.aggregate == "sum" else "mean")
+    summary: Summary = alias.summary or (
+        "run" if metric.scope == "run" else metric.aggregate)
     measure = Measure(label, metric, values, summary)
     try:  # validate the parameters now, with the messages of every face
         metric.validate(values)

@@ -17,6 +17,19 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rankframe.beyond.reference import (  # noqa: F401  (the oracle face's, by name)
+    awrf,
+    coverage,
+    entropy,
+    gini,
+    ild_category,
+    ild_features,
+    ild_pairs,
+    novelty,
+    popularity,
+    serendipity,
+    tail_share,
+)
 from rankframe.errors import InputError
 from rankframe.persistence import floor_steps, floor_weight
 

@@ -28,10 +28,20 @@ from rankframe.validation import check as check_value
 
 ParamKind = Literal[
     "cutoff", "threshold", "recall_level", "choice", "persistence", "grade", "flag", "penalty",
-    "weight", "gains", "coefficient", "count",
+    "weight", "gains", "coefficient", "count", "size",
 ]
-Aggregate = Literal["mean", "sum"]
-Family = Literal["counts", "ranked", "gains", "trec", "user", "correlation", "overlap", "ties"]
+#: How ``summarize`` reduces a metric's per-query values: their ``mean``, their ``sum``
+#: (counts), or ``defined_mean``: the mean over the queries where the metric is defined (a
+#: beyond-accuracy list metric is NULL for a list too short to have a value; the peers
+#: average over the users that have one).
+Aggregate = Literal["mean", "sum", "defined_mean"]
+Family = Literal["counts", "ranked", "gains", "trec", "user", "correlation", "overlap", "ties",
+                 "catalog", "popularity_bias", "diversity", "fairness"]
+#: What one value of a metric describes: one ranked ``list`` (a query, a user), or a whole
+#: ``run`` (every list of a system: catalogue coverage, concentration). A builder is an
+#: aggregate over whatever group it is given; ``evaluate`` groups a run metric by the run
+#: (docs/semantics.md#beyond-accuracy).
+Scope = Literal["list", "run"]
 
 
 class _Required:
@@ -113,6 +123,15 @@ class Metric:
     positive_rows: Callable[[Mapping[str, Any]], bool] = _never
     #: A string per query (``relstring``), not a number: no summary over queries.
     is_string: bool = False
+    scope: Scope = "list"
+    #: Its measure-string names, the first canonical (``"coverage catalog_coverage"``), and
+    #: their one-line help; :mod:`rankframe.measures` registers them (a metric without
+    #: ``names`` is named there by hand, with its trec_eval forms).
+    names: str = field(default="", compare=False)
+    help: str = field(default="", compare=False)
+    #: Reads only the rows with ``rank <= k`` (its cutoff, when given): ``evaluate`` then
+    #: drops the others first, keeping a row per query (the beyond-accuracy metrics).
+    top_rows: bool = False
 
     @property
     def macro(self) -> str:
@@ -216,12 +235,38 @@ COLUMNS: dict[tuple[str, ...], str] = {
     ("rank_a", "rank_b"): "The rank of each document in ranking A and in ranking B (names or "
                           "expressions), one row per document of either; NULL: absent from "
                           "that ranking.",
+    # Beyond accuracy (docs/semantics.md#beyond-accuracy): item attributes, one per row,
+    # joined once from the items and the training interactions (rankframe.Catalog).
+    ("item",): "Item column (a name or an expression): the item each row recommends. Rows "
+               "with a NULL item are left out.",
+    ("pop",): "Popularity column: the item's number of training interactions (or of users, "
+              "``rankframe.Catalog(popularity=\"users\")``); NULL or 0: never seen in "
+              "training.",
+    ("tail",): "Long-tail column (boolean): true for an item of the long tail "
+               "(``rankframe.Catalog(long_tail=...)`` decides which); NULL: not long-tail.",
+    ("category",): "Category column: the item's category (any type); NULL: no category, "
+                   "similar to no other item.",
+    ("features",): "Feature column: the item's feature vector (a list or array of numbers, "
+                   "one length within a group); NULL or all zeros: similar to no other item.",
+    ("pair_similarity",): "The sum of the item's similarities to every other item of its "
+                          "list (``rankframe.Catalog`` computes it: co-occurrence or feature "
+                          "cosine); NULL: 0.",
+    ("similarity",): "The item's mean similarity to the user's training items "
+                     "(``rankframe.Catalog`` computes it); NULL: the row is left out (a user "
+                     "with no training items).",
+    ("alignment",): "Alignment column: the item's membership of each group, a vector of "
+                    "weights >= 0 (one-hot for one group; fractions for several); NULL: an "
+                    "item of unknown group, left out.",
+    ("target",): "Target column: the target distribution over the same groups, a vector of "
+                 "weights >= 0 (summing to more than 0), the same on every row of a group "
+                 "(a literal, or a column per query).",
 }
 
 # Columns read by the metrics beyond (rel, rank).
 PAIRED = ("x", "y")
 RANKINGS = ("rank_a", "rank_b")
 TIED = ("rel", "tie_first", "tie_size")
+ITEMS = ("item", "rank")
 
 _AP_DIVISOR = ("``\"relevant\"``: divide by R, every relevant row of the query (trec_eval, "
                "ranx); ``\"min\"``: by min(R, k), the recommender MAP@k (Spark)")
@@ -230,6 +275,37 @@ PRECISION_DIVISOR = Param("divisor", "choice", "k", ("k", "min"),
                           desc="``\"k\"``: divide by k, as trec_eval's ``P_k``; ``\"min\"``: "
                                "by min(k, n), n the rows retrieved. With ``k=None`` both "
                                "divide by n.")
+
+# Beyond accuracy.
+CATALOG = Param("catalog", "size", None,
+                desc="The number of items in the catalogue (an integer >= 1). ``None``: "
+                     "``rankframe.evaluate`` counts it from its ``rankframe.Catalog`` (the "
+                     "items table, else the items of the training interactions); a builder "
+                     "or macro needs it given.")
+LOG = Param("log", "choice", "log2", ("log2", "ln"),
+            desc="The logarithm: ``\"log2\"`` (bits; Microsoft Recommenders) or ``\"ln\"`` "
+                 "(nats; RecBole).")
+_TOTAL = Param("total", "size", None,
+               desc="What popularity is a share of: the number of training interactions (or "
+                    "of users, with ``popularity=\"users\"``), an integer >= 1. ``None``: "
+                    "``rankframe.evaluate`` counts it from its ``rankframe.Catalog``; a builder "
+                    "or macro needs it given.")
+_UNSEEN = Param("unseen", "choice", "zero", ("zero", "skip"),
+                desc="An item never seen in training (popularity NULL or 0): ``\"zero\"`` "
+                     "counts it with self-information 0 (Microsoft Recommenders); "
+                     "``\"skip\"`` leaves it out of the mean.")
+_ENTROPY_DIVISOR = Param("divisor", "choice", "none", ("none", "items"),
+                         desc="``\"none\"``: the entropy itself (Microsoft Recommenders' "
+                              "distributional coverage); ``\"items\"``: divided by the number "
+                              "of distinct items recommended (RecBole's ShannonEntropy).")
+_GINI_OVER = Param("over", "choice", "catalog", ("catalog", "recommended"),
+                   desc="``\"catalog\"``: over every item of the catalogue, those never "
+                        "recommended counting 0 (RecBole); ``\"recommended\"``: over the "
+                        "items recommended at least once.")
+_RELEVANCE = Param("relevance", "choice", "binary", ("binary", "ignore"),
+                   desc="``\"binary\"``: only relevant items (``rel >= threshold``) count as "
+                        "serendipitous; ``\"ignore\"``: every item counts (unexpectedness "
+                        "alone; Microsoft Recommenders without a relevance column).")
 
 _DECLARED = (
     Metric("precision", (K, THRESHOLD, PRECISION_DIVISOR), family="counts", exact=True,
@@ -343,6 +419,44 @@ _DECLARED = (
                          desc="``True``: RBO_ext, eq. 32 of Webber et al.; ``False``: the "
                               "lower bound RBO_min, eq. 11.")),
            family="overlap", columns=RANKINGS),
+    # Beyond accuracy (docs/semantics.md#beyond-accuracy): the catalogue over a whole run,
+    # and popularity, diversity and fairness per list.
+    Metric("coverage", (K, CATALOG), family="catalog", columns=ITEMS, scope="run", exact=True,
+           top_rows=True, names="coverage catalog_coverage item_coverage itemcoverage",
+           help="share of the catalogue recommended (run)"),
+    Metric("entropy", (K, LOG, _ENTROPY_DIVISOR), family="catalog", columns=ITEMS,
+           scope="run", top_rows=True,
+           names="entropy distributional_coverage shannon_entropy shannonentropy",
+           help="Shannon entropy of the items' share of recommendations (run)"),
+    Metric("gini", (K, _GINI_OVER, CATALOG), family="catalog", columns=ITEMS, scope="run",
+           top_rows=True, names="gini gini_index giniindex",
+           help="Gini index of the items' counts (run)"),
+    Metric("novelty", (K, _TOTAL, _UNSEEN, LOG), family="popularity_bias",
+           columns=("pop", "rank"), aggregate="defined_mean", top_rows=True, names="novelty",
+           help="mean self-information -log2(popularity share) of the items"),
+    Metric("popularity", (K,), family="popularity_bias", columns=("pop", "rank"),
+           aggregate="defined_mean", top_rows=True,
+           names="popularity arp average_popularity averagepopularity",
+           help="mean training popularity of the items"),
+    Metric("tail_share", (K,), family="popularity_bias", columns=("tail", "rank"),
+           aggregate="defined_mean", exact=True, top_rows=True,
+           names="tail_share tail_percentage tailpercentage",
+           help="share of the items from the long tail"),
+    Metric("ild_category", (K,), family="diversity", columns=("category", "rank"),
+           aggregate="defined_mean", top_rows=True, names="ild_category",
+           help="share of pairs of items in different categories"),
+    Metric("ild_features", (K,), family="diversity", columns=("features", "rank"),
+           aggregate="defined_mean", top_rows=True, names="ild_features",
+           help="1 - mean cosine of the items' feature vectors"),
+    Metric("ild_pairs", (), family="diversity", columns=("pair_similarity", "rank"),
+           aggregate="defined_mean", names="ild_pairs diversity",
+           help="1 - mean similarity of the list's pairs (co-occurrence by default)"),
+    Metric("serendipity", (K, THRESHOLD, _RELEVANCE), family="diversity",
+           columns=("similarity", "rank", "rel"), aggregate="defined_mean", top_rows=True,
+           names="serendipity", help="mean relevance x (1 - similarity to the user's history)"),
+    Metric("awrf", (K,), family="fairness", columns=("alignment", "rank", "target"),
+           aggregate="defined_mean", top_rows=True, names="awrf",
+           help="attention-weighted rank fairness against a target"),
     # Tie-aware (McSherry & Najork 2008); columns from rankframe.table.ties.annotate.
     Metric("precision_ties", (K, THRESHOLD, PRECISION_DIVISOR), family="ties", columns=TIED),
     Metric("recall_ties", (K, THRESHOLD), family="ties", columns=TIED),

@@ -115,6 +115,8 @@ RULES: dict[str, Rule] = {
     "coefficient": Rule("be a finite number", _finite, _always, float),
     "count": Rule("be an integer >= 0", _integer, lambda v: operator.index(v) >= 0,
                   operator.index),
+    "size": Rule("be an integer >= 1", _integer, lambda v: operator.index(v) >= 1,
+                 operator.index),
     # trec_eval's ndcg.1=3,2=9: a gain per grade; the grades left out keep their default gain.
     "gains": Rule("be a mapping of integer grades >= 0 to finite gains of at most 2**960 in "
                   "size, so that their sums stay finite (e.g. {1: 3, 2: 9})",

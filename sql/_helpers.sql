@@ -506,5 +506,39 @@ CREATE OR REPLACE TEMP MACRO rf__within_depth(fn, rank, depth) AS
                     || depth::VARCHAR)
     END;
 
+-- Beyond accuracy (docs/semantics.md#beyond-accuracy): the guard of a run metric, whose
+-- group holds every list of a run (ranks repeat), and the sizes a macro needs given.
+CREATE OR REPLACE TEMP MACRO rf__whole_ranks(fn, rank) AS
+    CASE WHEN NOT list_contains(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
+                                 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', '"NULL"'],
+                                typeof(min(rank)))
+             THEN error(fn || ': rank must be of an integer type, got ' || typeof(min(rank))
+                        || ' (cast it, e.g. rank::BIGINT)')
+         WHEN min(rank) < 1
+             THEN error(fn || ': rank ' || min(rank)::VARCHAR
+                        || ' is below 1; ranks start at 1 (NULL = not retrieved)')
+         ELSE true
+    END;
+
+CREATE OR REPLACE TEMP MACRO rf__size(fn, name, x) AS
+    CASE WHEN x >= 1 AND x = floor(x) THEN x::BIGINT
+         WHEN x IS NULL THEN error(fn || ': ' || name || ' is required here, an integer >= 1 '
+                                   || '(rankframe.evaluate counts it from its Catalog)')
+         ELSE error(fn || ': ' || name || ' must be an integer >= 1, got ' || x::VARCHAR)
+    END;
+
+-- The position-wise sum of a list of vectors of one length (NULL for none).
+CREATE OR REPLACE TEMP MACRO rf__vector_sum(vectors) AS
+    CASE WHEN len(vectors) > 0 THEN
+        list_reduce(vectors, lambda a, b: list_transform(a, lambda x, i: x + b[i]))
+    END;
+
+-- A vector as a unit vector (all zeros stay zeros).
+CREATE OR REPLACE TEMP MACRO rf__unit_vector(v) AS
+    CASE WHEN list_sum(list_transform(v, lambda x: x * x)) > 0
+         THEN list_transform(v, lambda x: x::DOUBLE / sqrt(list_sum(list_transform(v, lambda y: y * y))))
+         ELSE list_transform(v, lambda x: 0::DOUBLE)
+    END;
+
 -- The end of the version check's transaction (see the top of this file).
 COMMIT;

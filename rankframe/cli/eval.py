@@ -33,7 +33,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, NoReturn
 
 from rankframe import __version__, faces, trec_eval
-from rankframe.cli import eval_output
+from rankframe.cli import eval_items, eval_output
 from rankframe.cli.eval_plan import FORMATS, Plan, RunEvaluator, plan, selection
 from rankframe.errors import InputError, RankframeError
 from rankframe.measures import measure_names
@@ -186,6 +186,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "/dev/stdout, /dev/fd/N: written through, as the shell opened it")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="runs evaluated at once (default: the number of CPUs, at most 4)")
+    eval_items.add_arguments(parser)
     parser.set_defaults(handler=run, eval_parser=parser)
     return parser
 
@@ -271,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
         ("qrels file", args.qrels), *(("run file", p) for p in paths if p != STDIN),
         *([("z-score file", args.Z)] if args.Z else [])],
         stdin_role="run file" if STDIN in paths else None)
+    if eval_items.wanted(args):  # beyond-accuracy measures: the item inputs, the tidy table
+        return eval_items.run(args, paths)
     with contextlib.ExitStack() as stack:
         sources = {p: _stdin_source(stack) if p == STDIN else p for p in paths}
         relevance, evaluate_one = _prepared(args, list(sources.values()),

@@ -31,7 +31,7 @@ WINDOWED = frozenset({
     "r_precision_mult",
     "spearman_rho", "dcg_ties", "ndcg_ties", "reciprocal_rank_ties",
     "average_precision_ties", "kendall_tau", "kendall_distance", "bin_g", "infap", "yaap",
-    "ndcg_p",
+    "ndcg_p", "entropy", "gini", "ild_category",
 })
 
 
@@ -59,8 +59,13 @@ _NO_POSITIONAL_IDEAL = ("G's cost C_i pairs the i-th retrieved row with the firs
                         "Spark face)")
 
 
+_NO_VECTORS = ("reads a vector per row (a list of numbers) and sums vectors position by "
+               "position: arrays are not portable across the Ibis SQL engines (SQLite has "
+               "none); use the Polars, DuckDB or Spark face")
+
+
 #: Metrics no Ibis backend computes here, with the reason.
-NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL}
+NOT_EXPRESSED = {"g": _NO_POSITIONAL_IDEAL, "ild_features": _NO_VECTORS, "awrf": _NO_VECTORS}
 
 
 #: Measure families outside the registry that the Ibis faces lack, with the reason (as

@@ -237,12 +237,13 @@ def level_names(params: Params | None) -> list[str]:
     return BY_NAME["iprec_at_recall"].names(tuple(levels))
 
 
-def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none"]
-                      ) -> TrecMeasure:
+def rankframe_measure(string: str, summary: Literal["mean", "sum", "gmean", "none", "run",
+                                                   "defined_mean"]) -> TrecMeasure:
     """A rankframe measure trec_eval has no name for (``mrr@10``, ``err@5``), printed under
     ``string`` after trec_eval's measures and summarised by ``summary`` (as
     :attr:`rankframe.measures.Measure.summary`)."""
     kinds: dict[str, Kind] = {"mean": "value", "sum": "count", "gmean": "summary_only",
-                              "none": "relstring"}
+                              "none": "relstring", "run": "value",
+                              "defined_mean": "value"}
     kind = kinds[summary]
     return TrecMeasure(string, kind, string, trec=False)

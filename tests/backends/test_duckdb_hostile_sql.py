@@ -82,7 +82,23 @@ BAD_RANKS = {
 
 
 def values(metric: Metric) -> dict[str, object]:
-    return metric.validate({p.name: REQUIRED[p.name] for p in metric.required})
+    sizes = {p.name: 5 for p in metric.optional if p.kind == "size"}  # evaluate fills these
+    return metric.validate({p.name: REQUIRED[p.name] for p in metric.required} | sizes)
+
+
+#: A value for every row of the item columns of the beyond-accuracy metrics: (SQL, Python).
+ITEM_VALUES: dict[str, tuple[str, object]] = {
+    "item": ("'a'", "a"), "pop": ("1", 1), "tail": ("true", True), "category": ("'x'", "x"),
+    "features": ("[1.0]", [1.0]), "pair_similarity": ("0.5", 0.5), "similarity": ("0.5", 0.5),
+    "alignment": ("[1.0]", [1.0]), "target": ("[1.0]", [1.0])}
+
+
+def item_columns(metric: Metric) -> list[str]:
+    return [c for c in metric.columns if c in ITEM_VALUES]
+
+
+def roles(metric: Metric) -> dict[str, str]:
+    return {"rel": "rel", "rank": "rank", **{c: c for c in item_columns(metric)}}
 
 
 @pytest.mark.parametrize("name", RANKED)
@@ -90,15 +106,22 @@ def test_macro_refuses_invalid_ranks(name: str, con: duckdb.DuckDBPyConnection) 
     """A repeated rank, a rank below 1 and a rank of a non-integer type: an error naming the
     macro and the cause."""
     metric = METRICS[name]
-    called = call(metric, {"rel": "rel", "rank": "rank"}, values(metric))
-    for ranks, cause in BAD_RANKS.values():
-        rows = ", ".join(f"({r}, 1)" for r in ranks)
+    called = call(metric, roles(metric), values(metric))
+    extra = item_columns(metric)
+    cells = "".join(f", {ITEM_VALUES[c][0]}" for c in extra)
+    names = ", ".join(["rank", "rel", *extra])
+    for kind, (ranks, cause) in BAD_RANKS.items():
+        rows = ", ".join(f"({r}, 1{cells})" for r in ranks)
+        query = f"SELECT {called} FROM (VALUES {rows}) t({names})"
+        if kind == "duplicate" and metric.scope == "run":  # every list of a run: ranks repeat
+            con.sql(query).fetchall()
+            continue
         with pytest.raises(duckdb.Error, match=rf"{metric.macro}: {cause}"):
-            con.sql(f"SELECT {called} FROM (VALUES {rows}) t(rank, rel)").fetchall()
+            con.sql(query).fetchall()
     with pytest.raises(duckdb.Error, match=rf"{metric.macro}: rank must be of an integer type, "
                                            "got DOUBLE"):
-        con.sql(f"SELECT {called} FROM (VALUES (1.5::DOUBLE, 1), (2.0::DOUBLE, 1)) "
-                "t(rank, rel)").fetchall()
+        con.sql(f"SELECT {called} FROM (VALUES (1.5::DOUBLE, 1{cells}), (2.0::DOUBLE, 1{cells})) "
+                f"t({names})").fetchall()
 
 
 @pytest.mark.parametrize("name", RANKED)
@@ -110,15 +133,20 @@ def test_builder_gives_null_for_a_group_with_invalid_ranks(name: str) -> None:
         "g": ["dup"] * 3 + ["zero"] * 3 + ["half"] * 2 + ["ok"] * 3,
         "rank": [1.0, 1.0, 2.0, 0.0, 1.0, 2.0, 1.5, 2.0, 1.0, 2.0, None],
         "rel": [1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 2],
+        **{c: [ITEM_VALUES[c][1]] * 11 for c in item_columns(metric)},
     })
-    expr = expression(metric, {"rel": "rel", "rank": "rank"}, values(metric)).alias("v")
+    expr = expression(metric, roles(metric), values(metric)).alias("v")
     got = dict(frame.group_by("g").agg(expr).sort("g").iter_rows())
     ok = frame.filter(pl.col("g") == "ok").select(expr).item()
-    assert got == {"dup": None, "half": None, "ok": ok, "zero": None}
+    # Every list of a run: a run metric's ranks repeat.
+    dup = (frame.filter(pl.col("g") == "dup").select(expr).item() if metric.scope == "run"
+           else None)
+    assert got == {"dup": dup, "half": None, "ok": ok, "zero": None}
     assert ok is not None
     # Integer ranks far below 1 (the kernels compute a group before its guard masks it).
     ints = pl.DataFrame({"g": ["neg"] * 3 + ["ok"] * 3, "rank": [-5000, 1, 2, 1, 2, None],
-                         "rel": [1, 1, 0, 1, 0, 2]})
+                         "rel": [1, 1, 0, 1, 0, 2],
+                         **{c: [ITEM_VALUES[c][1]] * 6 for c in item_columns(metric)}})
     got = dict(ints.group_by("g").agg(expr).sort("g").iter_rows())
     assert got == {"neg": None, "ok": ok}
 

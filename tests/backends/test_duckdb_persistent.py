@@ -22,7 +22,11 @@ from tests.support import SQL_DIR
 WITH_K = sorted(name for name, m in METRICS.items() if any(p.name == "k" for p in m.params))
 # rank 1..5 with grades, one judged but unretrieved row; tie columns of untied ranks.
 ROWS = ("FROM (VALUES (1, 3), (2, 2), (3, 3), (4, 0), (5, 1), (NULL, 2)) t(rank, rel) "
-        "SELECT rel, rank, rank AS tie_first, CASE WHEN rank IS NOT NULL THEN 1 END AS tie_size")
+        "SELECT rel, rank, rank AS tie_first, CASE WHEN rank IS NOT NULL THEN 1 END AS tie_size, "
+        # the item columns of the beyond-accuracy metrics
+        "'i' || rel AS item, rel AS pop, rel > 1 AS tail, rel % 2 AS category, "
+        "[rel, 1.0] AS features, 0.5 AS pair_similarity, 0.25 AS similarity, "
+        "[1.0, rel] AS alignment, [1.0, 1.0] AS target")
 JUDGED = pl.DataFrame({"qid": ["a", "a", "a", "b"], "rank": [1, 2, None, 1],
                        "rel": [1, 0, 2, 1]})
 MEASURES = ["ndcg@3", "P@1", "map", "ndcg"]
@@ -51,10 +55,12 @@ def test_k_may_be_left_out(name: str, con: duckdb.DuckDBPyConnection) -> None:
     macros = [metric.macro]
     if "rank" in metric.columns:
         macros.append(f"rf__unchecked_{name}")
+    # A size (a catalogue's, a total) has no default a macro can run with: given here.
+    sizes = "".join(f", {p.name} := 5" for p in metric.optional if p.kind == "size")
     for macro in macros:
         left_out, null, three = con.sql(
-            f"SELECT {macro}({columns}), {macro}({columns}, NULL), {macro}({columns}, 3) "
-            f"FROM ({ROWS})").fetchall()[0]
+            f"SELECT {macro}({columns}{sizes}), {macro}({columns}, NULL{sizes}), "
+            f"{macro}({columns}, 3{sizes}) FROM ({ROWS})").fetchall()[0]
         assert left_out == null, macro
         assert three is not None, macro
     header = (SQL_DIR / f"{metric.macro}.sql").read_text(encoding="utf-8").splitlines()[0]

@@ -21,7 +21,8 @@ from rankframe.registry import METRICS
 from tests.support import REPO
 
 PACKAGE = REPO / "rankframe" / "faces" / "ibis"
-FAMILY_FILES = ("counts", "ranked", "gains", "tied", "trec", "user", "correlation")
+FAMILY_FILES = ("counts", "ranked", "gains", "tied", "trec", "user", "correlation", "catalog",
+                "popularity_bias", "diversity")
 
 
 def _defined_in(name: str) -> list[str]:

@@ -36,6 +36,7 @@ BAD_VALUES: dict[str, list[Any]] = {
     "penalty": [-0.5, 1.5],
     "weight": [0, -2],
     "count": [-1, 2.5],
+    "size": [0, -1, 2.5],
     "gains": [{-1: 3}, {1.5: 2}],
 }
 #: Bad values that only the Python faces can be given (wrong types, NaN, infinity).
@@ -50,10 +51,14 @@ PYTHON_ONLY_BAD: dict[str, list[Any]] = {
     "weight": [float("nan")],
     "flag": ["yes", 1, None],
     "coefficient": [float("nan"), float("inf"), "1", None],
+    "size": ["10", True],
     "gains": [{1: float("nan")}, {0.5: 1.0}, {-1: 2.0}, "1:2", [(1, 3)], {True: 2}],
 }
 GOOD_VALUES = {"cutoff": 10, "threshold": 1, "recall_level": 0.5, "persistence": 0.8,
-               "weight": 0.5}
+               "weight": 0.5, "size": 10}
+#: Kinds whose default (None) a builder or macro cannot run with (a catalogue's size, a
+#: total: rankframe.evaluate fills them); given a good value where the others keep theirs.
+FILLED_KINDS = {"size"}
 #: Parameters a measure string sets after '@' (``rbp@0.8``, ``iprec@0.5``), not in (...).
 AFTER_AT = {"p", "recall", "multiple"}
 
@@ -61,7 +66,8 @@ Case = tuple[str, Param, Any]
 
 
 def good_values(metric: Metric) -> dict[str, Any]:
-    return {p.name: GOOD_VALUES[p.kind] if p.required else p.default for p in metric.params}
+    return {p.name: GOOD_VALUES[p.kind] if p.required or p.kind in FILLED_KINDS else p.default
+            for p in metric.params}
 
 
 def bad_cases(*tables: dict[str, list[Any]], first_only: bool = False) -> list[Case]:
@@ -94,7 +100,10 @@ def declared_refusal(name: str, values: dict[str, Any]) -> BaseException:
 def sample_table(metric: Metric) -> str:
     """Three rows over the metric's own columns, for calling its macro."""
     names = [COLUMNS[c] for c in metric.columns]
-    rows = ", ".join("(" + ", ".join([v] * len(names)) + ")" for v in ("1", "2", "NULL"))
+    vectors = {"features", "alignment", "target"}  # lists of numbers
+    rows = ", ".join("(" + ", ".join(f"[{v}.0]" if v != "NULL" and c in vectors else v
+                                     for c in metric.columns) + ")"
+                     for v in ("1", "2", "NULL"))
     return f"(VALUES {rows}) t({', '.join(names)})"
 
 

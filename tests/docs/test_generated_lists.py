@@ -99,7 +99,9 @@ def test_every_place_of_a_new_metric_holds_every_metric() -> None:
                 continue
             reason = place.or_reason_in and lists.names(
                 (REPO / place.or_reason_in).read_text(encoding="utf-8"), name)
-            if not lists.names(file.read_text(encoding="utf-8"), name) and not reason:
+            # A face may lack a whole family (its module absent) when the gaps say why.
+            text = file.read_text(encoding="utf-8") if file.exists() else ""
+            if not lists.names(text, name) and not reason:
                 problems.append(f"{file.relative_to(REPO)} does not name {name}")
     assert problems == []
 

@@ -87,7 +87,7 @@ def test_the_readme_starts_with_install_and_the_quick_start_commands() -> None:
         "## Quick start") + 1)]
     commands = [s.code.strip() for s in extract(REPO / "README.md", quick) if s.language == "sh"]
     assert commands[1:] == [
-        "rankframe eval -m map -m ndcg_cut.10 -m P.10 examples/data/qrels.txt "
+        "rankframe eval -c -m map -m ndcg_cut.10 -m P.10 examples/data/qrels.txt "
         "examples/data/run.bm25.txt",
         "python -m pytest"]
 

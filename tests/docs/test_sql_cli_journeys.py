@@ -102,10 +102,23 @@ def _table(seed: int, queries: int = 12) -> pl.DataFrame:
                 "y": rnd.choice([None, 0.5, 1.0, 4.0, 4.0]),
                 "rank_a": rank,
                 "rank_b": order[i] if rnd.random() < 0.8 else None,
+                # The item attributes of the beyond-accuracy metrics.
+                "item": rnd.choice([None, "a", "b", "b", "c", "d"]),
+                "pop": rnd.choice([None, 0, 1, 3, 8]),
+                "tail": rnd.choice([None, True, False]),
+                "category": rnd.choice([None, "x", "y", "y"]),
+                "features": rnd.choice([None, [0.0, 0.0], [1.0, 2.0], [-1.0, 0.5]]),
+                "pair_similarity": rnd.choice([None, 0.0, 0.5, 1.5]),
+                "similarity": rnd.choice([None, 0.0, 0.25, 1.0]),
+                "alignment": rnd.choice([None, [1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]),
+                "target": [0.3, 0.7],
             })
+    vector = pl.List(pl.Float64)
     schema = {"qid": pl.String, "rank": pl.Int64, "rel": pl.Float64, "tie_first": pl.Int64,
               "tie_size": pl.Int64, "x": pl.Float64, "y": pl.Float64, "rank_a": pl.Int64,
-              "rank_b": pl.Int64}
+              "rank_b": pl.Int64, "item": pl.String, "pop": pl.Int64, "tail": pl.Boolean,
+              "category": pl.String, "features": vector, "pair_similarity": pl.Float64,
+              "similarity": pl.Float64, "alignment": vector, "target": vector}
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -116,7 +129,8 @@ def _calls(metric: Metric) -> Iterator[tuple[str, str]]:
     """(column label, macro call): the metric with its required parameters, then with each
     choice and flag of its optional ones."""
     columns = {c: c for c in metric.columns}
-    required: list[dict[str, Any]] = [{}]
+    # A size (a catalogue's, a total) is given: its default, None, is for evaluate to fill.
+    required: list[dict[str, Any]] = [{p.name: 5 for p in metric.optional if p.kind == "size"}]
     for p in metric.required:
         required = [{**v, p.name: value} for v in required for value in _REQUIRED[p.kind]]
     variants = list(required)

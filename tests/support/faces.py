@@ -58,7 +58,11 @@ def measure(metric: Metric, values: Mapping[str, Any], label: str = "value") -> 
 
 def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure]
              ) -> dict[str, dict[Any, Any]]:
-    """The measures through ``face`` in one call: {label: {query id: value}}."""
+    """The measures through ``face`` in one call: {label: {query id: value}}. The face gets
+    the query column and the columns the measures read (a SQL engine without arrays, SQLite,
+    could not hold the vector columns of other metrics)."""
+    read = list(dict.fromkeys(["qid", *(COLUMNS[c] for m in measures for c in m.metric.columns)]))
+    judged = judged.select(read)
     table = judged if isinstance(judged, pl.LazyFrame) else face.native(judged)
     result = face.to_polars(face.evaluate(table, measures, ["qid"], COLUMNS))
     keys = result["qid"].to_list()
@@ -131,7 +135,8 @@ def held_exact(face: Face, m: Measure) -> bool:
 def disagreements(face: Face, m: Measure, got: Mapping[Any, Any], want: Mapping[Any, Any]
                   ) -> tuple[list[str], float]:
     """How ``got`` (one face's values of ``m`` per query) departs from the oracle's
-    ``want``: the same queries; strings equal; numbers finite, counts integers, and equal
+    ``want``: the same queries; strings equal; NULL where the oracle's is None (a value the
+    contract leaves undefined); numbers finite, counts integers, and equal
     to the oracle's double and its printed bytes where the face declares the measure exact
     (:func:`held_exact`), else within :data:`TOLERANCE`. Returns the faults found and the
     largest difference."""
@@ -147,6 +152,10 @@ def disagreements(face: Face, m: Measure, got: Mapping[Any, Any], want: Mapping[
         if m.metric.is_string or (exact and isinstance(expected, str)):
             if value != expected:
                 faults.append(where)
+            continue
+        if expected is None or value is None:  # undefined (an empty list): NULL on both
+            if value is not expected:
+                faults.append(where + " (NULL on one side only)")
             continue
         if not isinstance(value, int | float) or isinstance(value, bool) \
                 or not math.isfinite(value):

@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 from hypothesis import strategies as st
 
-from rankframe.registry import PAIRED, RANKINGS, TIED, Metric, Param
+from rankframe.registry import ITEMS, PAIRED, RANKINGS, TIED, Metric, Param
 
 GRADES = st.one_of(
     st.none(),
@@ -95,6 +95,8 @@ def param_values(param: Param) -> st.SearchStrategy[Any]:
         return st.sampled_from([1.0, -1.0, 0.0, 2, -0.5, 0.25])
     if param.kind == "count":
         return st.sampled_from([0, 0, 10, 1000])
+    if param.kind == "size":
+        return st.sampled_from([1, 12, 20, 5, 1000])
     raise AssertionError(f"no strategy for parameter kind {param.kind!r}")
 
 
@@ -103,7 +105,8 @@ def metric_params(draw: st.DrawFn, metric: Metric) -> dict[str, Any]:
     """Parameter values for ``metric``; optional ones are sometimes left to their default."""
     values: dict[str, Any] = {}
     for param in metric.params:
-        if param.required or draw(st.booleans()):
+        # A size (a catalogue's, a total) has no value of its own outside rankframe.evaluate.
+        if param.required or param.kind == "size" or draw(st.booleans()):
             values[param.name] = draw(param_values(param))
     return values
 
@@ -256,6 +259,95 @@ def tied_tables(draw: st.DrawFn, max_queries: int = 5) -> pl.DataFrame:
     )
 
 
+# --- recommendations with item attributes (beyond-accuracy metrics) ------------------------
+
+#: The columns of the tables of each beyond-accuracy family (the union of its metrics').
+FAMILY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "catalog": ITEMS, "popularity_bias": ("pop", "tail", "rank"),
+    "diversity": ("category", "features", "pair_similarity", "similarity", "rel", "rank"),
+    "fairness": ("alignment", "rank", "target")}
+ITEM_IDS = st.one_of(st.none(), st.sampled_from([f"i{n}" for n in range(12)]))
+#: Small value sets so that ties, equal categories and zero vectors are common.
+VECTOR_VALUES = st.sampled_from([0.0, 0.0, 1.0, 1.0, 0.5, 2.0, 3.0, -1.0])
+WEIGHTS = st.sampled_from([0.0, 0.0, 1.0, 1.0, 0.5, 0.25, 3.0])
+
+
+@st.composite
+def _vector(draw: st.DrawFn, length: int, values: st.SearchStrategy[float],
+            nulls: bool = True) -> list[float] | None:
+    if nulls and draw(st.integers(0, 6)) == 0:
+        return None
+    return draw(st.lists(values, min_size=length, max_size=length))
+
+
+#: Every column of a recommendation table, with how a value is drawn (per row, given the
+#: table's vector length).
+def _item_value(column: str, dimension: int) -> st.SearchStrategy[Any]:
+    if column == "item":
+        return ITEM_IDS
+    if column == "rel":
+        return GRADES
+    if column == "pop":
+        return st.one_of(st.none(), st.integers(0, 9))
+    if column == "tail":
+        return st.one_of(st.none(), st.booleans())
+    if column == "category":
+        return st.one_of(st.none(), st.sampled_from("abc"))
+    if column == "features":
+        return _vector(dimension, VECTOR_VALUES)
+    if column == "pair_similarity":
+        return st.one_of(st.none(), st.sampled_from([0.0, 0.25, 1.0, 1.5, 2.0]))
+    if column == "similarity":
+        return st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0, 0.125]))
+    if column == "alignment":
+        return _vector(dimension, WEIGHTS)
+    raise AssertionError(f"no strategy for column {column!r}")
+
+
+_ITEM_DTYPES: dict[str, pl.DataType] = {
+    "item": pl.String(), "rel": pl.Float64(), "pop": pl.Int64(), "tail": pl.Boolean(),
+    "category": pl.String(), "features": pl.List(pl.Float64), "pair_similarity": pl.Float64(),
+    "similarity": pl.Float64(), "alignment": pl.List(pl.Float64),
+    "target": pl.List(pl.Float64)}
+
+
+@st.composite
+def item_tables(draw: st.DrawFn, columns: tuple[str, ...], runs: bool = False,
+                max_queries: int = 6) -> pl.DataFrame:
+    """Recommendation lists with the item attributes the beyond-accuracy metrics read
+    (``columns`` besides qid and rank): item (str), rel (f64), pop (i64), tail (bool),
+    category (str), features and alignment (lists of f64, one length per table),
+    pair_similarity and similarity (f64), target (a list of f64, one per query). Rows with a
+    NULL rank (judged, not recommended), NULL attributes, zero vectors, empty lists and lists
+    of one row all occur. With ``runs``, a group holds several lists (its ranks repeat): the
+    groups of the run metrics."""
+    dimension = draw(st.sampled_from([1, 2, 3]))
+    drawn = [c for c in columns if c not in ("rank", "target")]
+    values = {c: _item_value(c, dimension) for c in drawn}
+    table: dict[str, list[Any]] = {c: [] for c in ("qid", "rank", *drawn)}
+    targets: list[Any] = []
+    for q in range(draw(st.integers(1, max_queries))):
+        target = draw(_vector(dimension, WEIGHTS, nulls=False)) if "target" in columns else None
+        for _ in range(draw(st.integers(1, 3)) if runs else 1):
+            n = draw(st.integers(0, 12))
+            gappy = draw(st.booleans()) and n > 0
+            ranks: list[int | None] = (
+                sorted(draw(st.sets(st.integers(1, 3 * n), min_size=n, max_size=n))) if gappy
+                else list(range(1, n + 1)))
+            ranks += [None] * draw(st.integers(0, 3))
+            for rank in draw(st.permutations(ranks or [None])):
+                table["qid"].append(f"q{q}")
+                table["rank"].append(rank)
+                for c in drawn:
+                    table[c].append(draw(values[c]))
+                targets.append(target)
+    if "target" in columns:
+        table["target"] = targets
+    schema = {"qid": pl.String(), "rank": pl.Int64(), **{c: _ITEM_DTYPES[c] for c in table
+                                                         if c not in ("qid", "rank")}}
+    return pl.DataFrame(table, schema=schema)
+
+
 def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
     """Generated tables of the first one's schema as one table, queries renamed
     t<j>_<qid> so they stay apart: more data for one evaluation, whose cost is mostly
@@ -266,6 +358,8 @@ def stacked(tables: list[pl.DataFrame]) -> pl.DataFrame:
 
 def tables_for(metric: Metric) -> st.SearchStrategy[pl.DataFrame]:
     """Generated tables carrying the columns ``metric`` reads, plus ``qid``."""
+    if metric.family in FAMILY_COLUMNS:
+        return item_tables(FAMILY_COLUMNS[metric.family], runs=metric.scope == "run")
     if metric.columns == ("rel", "rank"):
         return judged_tables()
     if metric.columns == PAIRED:

@@ -206,7 +206,8 @@ def test_every_builders_default_name_is_canonical(metric: str) -> None:
     spec = METRICS[metric]
     sample = {"k": 7, "recall": 0.25, "multiple": 0.4}
     values = {p.name: sample[p.name] for p in spec.required}
-    args, kwargs = spec.arguments({c: c for c in spec.columns}, values)
+    sizes = {p.name: 5 for p in spec.optional if p.kind == "size"}  # evaluate fills them
+    args, kwargs = spec.arguments({c: c for c in spec.columns}, values | sizes)
     text = metric + "".join(f"@{v}" for v in values.values())
     try:
         expected = canonical(text)

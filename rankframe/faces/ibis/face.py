@@ -15,8 +15,19 @@ import polars as pl
 
 from rankframe.errors import RankframeError
 from rankframe.faces.base import Face, Role, Ties
+from rankframe.faces.ibis import (
+    catalog,
+    correlation,
+    counts,
+    diversity,
+    gains,
+    popularity_bias,
+    ranked,
+    tied,
+    trec,
+    user,
+)
 from rankframe.faces.ibis import columns as cols
-from rankframe.faces.ibis import correlation, counts, gains, ranked, tied, trec, user
 from rankframe.faces.ibis.columns import Final, Table
 from rankframe.faces.ibis.correlation import with_pair_counts
 from rankframe.faces.ibis.judge import IbisJudge, case_distinct
@@ -40,7 +51,8 @@ _NO_SERVER = (f"no PostgreSQL server: no connection given (use_connection) and "
 #: The Ibis builder of every metric it computes, by name (from its family module).
 _BUILDERS: dict[str, Callable[..., Final]] = {
     name: getattr(module, name)
-    for module in (counts, ranked, gains, tied, trec, user, correlation)
+    for module in (counts, ranked, gains, tied, trec, user, correlation, catalog,
+                   popularity_bias, diversity)
     for name in METRICS if hasattr(module, name)
 }
 

@@ -17,6 +17,15 @@ from typing import TYPE_CHECKING, Any
 from rankframe.registry import METRICS
 
 if TYPE_CHECKING:  # type checkers and griffe read these; they do not run the registry
+    from rankframe.faces.polars.catalog import (
+        coverage as coverage,
+    )
+    from rankframe.faces.polars.catalog import (
+        entropy as entropy,
+    )
+    from rankframe.faces.polars.catalog import (
+        gini as gini,
+    )
     from rankframe.faces.polars.correlation import (
         kendall_distance as kendall_distance,
     )
@@ -50,6 +59,21 @@ if TYPE_CHECKING:  # type checkers and griffe read these; they do not run the re
     from rankframe.faces.polars.counts import (
         recall as recall,
     )
+    from rankframe.faces.polars.diversity import (
+        ild_category as ild_category,
+    )
+    from rankframe.faces.polars.diversity import (
+        ild_features as ild_features,
+    )
+    from rankframe.faces.polars.diversity import (
+        ild_pairs as ild_pairs,
+    )
+    from rankframe.faces.polars.diversity import (
+        serendipity as serendipity,
+    )
+    from rankframe.faces.polars.fairness import (
+        awrf as awrf,
+    )
     from rankframe.faces.polars.gains import (
         cg as cg,
     )
@@ -70,6 +94,15 @@ if TYPE_CHECKING:  # type checkers and griffe read these; they do not run the re
     )
     from rankframe.faces.polars.gains import (
         rndcg as rndcg,
+    )
+    from rankframe.faces.polars.popularity_bias import (
+        novelty as novelty,
+    )
+    from rankframe.faces.polars.popularity_bias import (
+        popularity as popularity,
+    )
+    from rankframe.faces.polars.popularity_bias import (
+        tail_share as tail_share,
     )
     from rankframe.faces.polars.ranked import (
         average_precision as average_precision,

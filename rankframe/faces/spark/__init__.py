@@ -41,6 +41,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'rankframe[spark]'"
     ) from exc
 
+from rankframe.faces.spark.catalog import (
+    coverage,
+    entropy,
+    gini,
+)
 from rankframe.faces.spark.columns import EXACT_LOG2_POSITIONS, IntoColumn
 from rankframe.faces.spark.correlation import (
     kendall_distance,
@@ -57,6 +62,12 @@ from rankframe.faces.spark.counts import (
     precision,
     recall,
 )
+from rankframe.faces.spark.diversity import (
+    ild_category,
+    ild_features,
+    ild_pairs,
+    serendipity,
+)
 from rankframe.faces.spark.face import (
     FACE,
     SUPPORTED_METRICS,
@@ -65,6 +76,9 @@ from rankframe.faces.spark.face import (
     SparkFace,
     column,
     evaluate,
+)
+from rankframe.faces.spark.fairness import (
+    awrf,
 )
 from rankframe.faces.spark.gains import (
     cg,
@@ -76,6 +90,11 @@ from rankframe.faces.spark.gains import (
     rndcg,
 )
 from rankframe.faces.spark.judge import judge, unjudged_run_queries
+from rankframe.faces.spark.popularity_bias import (
+    novelty,
+    popularity,
+    tail_share,
+)
 from rankframe.faces.spark.ranked import (
     average_precision,
     bpref,

@@ -15,7 +15,19 @@ from pyspark.sql import types as T
 
 from rankframe.errors import InputError
 from rankframe.faces.base import Face, JudgeOptions, Role, Ties, exact_metrics, parse_for
-from rankframe.faces.spark import correlation, counts, gains, ranked, tied, trec, user
+from rankframe.faces.spark import (
+    catalog,
+    correlation,
+    counts,
+    diversity,
+    fairness,
+    gains,
+    popularity_bias,
+    ranked,
+    tied,
+    trec,
+    user,
+)
 from rankframe.faces.spark.judge import judge
 from rankframe.faces.spark_gaps import (
     JUDGE_TIES,
@@ -30,7 +42,8 @@ from rankframe.validation import MAX_GRADE
 #: The Spark builder of every metric it computes, by name (from its family module).
 BUILDERS: dict[str, Callable[..., Column]] = {
     name: getattr(module, name)
-    for module in (counts, ranked, gains, tied, trec, user, correlation)
+    for module in (counts, ranked, gains, tied, trec, user, correlation, catalog,
+                   popularity_bias, diversity, fairness)
     for name in METRICS if hasattr(module, name)
 }
 
@@ -70,7 +83,7 @@ def evaluate(
 _TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
              pl.Int8: "byte", pl.Float64: "double", pl.Float32: "float",
              pl.Boolean: "boolean", pl.Null: "double", pl.Enum: "string",
-             pl.Categorical: "string"}
+             pl.Categorical: "string", pl.List: "array<double>"}
 
 
 _TO_POLARS = {T.StringType: pl.String, T.LongType: pl.Int64, T.IntegerType: pl.Int32,
