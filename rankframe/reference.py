@@ -11,6 +11,7 @@ them over Polars tables, and ``rankframe eval`` over small plain files
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -336,17 +337,25 @@ def ndcg(rows: Rows, k: int | None = None, gain: str = "linear", ideal: str = "a
     return top / ideal_value if ideal_value > 0 else 0.0
 
 
-def _dcg_by_position(rows: Rows, gains: GainPairs, last: int) -> list[float]:
-    """Entry i (0 .. last): the DCG of the ranks <= i, linear gains (``gains`` mapped),
-    accumulated in rank order (trec_eval's order of additions)."""
-    by_rank = {rank: _gain(rel, "linear", gains) for rel, rank in rows if rank is not None}
-    out, total = [0.0], 0.0
-    for i in range(1, last + 1):
-        g = by_rank.get(i, 0.0)
-        if g != 0:
-            total += g / math.log2(i + 1)
-        out.append(total)
-    return out
+class _DcgByPosition:
+    """DCG@i of one query for any position i >= 0: the DCG of the ranks <= i, linear gains
+    (``gains`` mapped), accumulated in rank order (trec_eval's order of additions). Held as
+    the prefix sums at the ranks with a non-zero gain, so that a rank of 2^63 - 1 costs no
+    more than rank 10; ``dcg_at[i]`` is the sum at the last such rank <= i."""
+
+    def __init__(self, rows: Rows, gains: GainPairs) -> None:
+        points = sorted((rank, _gain(rel, "linear", gains)) for rel, rank in rows
+                        if rank is not None)
+        self._ranks: list[int] = []
+        self._sums, total = [0.0], 0.0
+        for rank, g in points:
+            if g != 0:
+                total += g / math.log2(rank + 1)
+                self._ranks.append(rank)
+                self._sums.append(total)
+
+    def __getitem__(self, i: int) -> float:
+        return self._sums[bisect.bisect_right(self._ranks, i)]
 
 
 def ndcg_rel(rows: Rows, gains: GainPairs = None) -> float:
@@ -357,7 +366,7 @@ def ndcg_rel(rows: Rows, gains: GainPairs = None) -> float:
         return 0.0
     ideal_at = _running(ideal, lambda i: math.log2(i + 1))
     last = max((rank for _, rank in rows if rank is not None), default=0)
-    dcg_at = _dcg_by_position(rows, gains, last)
+    dcg_at = _DcgByPosition(rows, gains)
     total, found = 0.0, 0
     for rel, rank in _retrieved(rows):
         assert rank is not None
@@ -376,7 +385,7 @@ def rndcg(rows: Rows, threshold: float = 1, gains: GainPairs = None) -> float:
     big_p = len(ideal)
     ideal_at = _running(ideal, lambda i: math.log2(i + 1))
     n = max((rank for _, rank in rows if rank is not None), default=0)
-    dcg_at = _dcg_by_position(rows, gains, max(n, big_p))
+    dcg_at = _DcgByPosition(rows, gains)
     # nDCG at each position i where the ideal gain changes after i (the last positive one
     # included), then at n if the list runs on past position P + 1.
     points = [i for i in range(1, big_p + 1) if i == big_p or ideal[i] != ideal[i - 1]]

@@ -62,45 +62,64 @@ CREATE OR REPLACE TEMP MACRO rf__choice(fn, name, value, allowed) AS
                     || '; got ' || coalesce('''' || value || '''', 'NULL'))
     END;
 
+-- The rank guard reads each rank as a BIGINT: try_cast binds for a rank column of any type
+-- (so that a VARCHAR or BOOLEAN rank reaches the guard's own error), is no work on a BIGINT
+-- column, and gives NULL for a rank beyond the BIGINT range (counted apart below).
+CREATE OR REPLACE TEMP MACRO rf__bigint_rank(rank) AS
+    try_cast(rank AS BIGINT);
+
 -- The number of distinct ranks from 1 to 64 in the group: the bits set in the OR of one
--- bit per rank: a plain integer aggregate, cheaper per row than a bitmap.
+-- bit per rank (rank r at bit r mod 64): a plain integer aggregate, cheaper per row than a
+-- bitmap. A rank below 1 sets a bit too; the guard refuses it before reading this count.
 CREATE OR REPLACE TEMP MACRO rf__low_rank_bits(rank) AS
-    coalesce(bit_count(bit_or(CASE WHEN try_cast(rank AS BIGINT) BETWEEN 1 AND 64
-                                   THEN 1::UBIGINT << (try_cast(rank AS BIGINT) - 1)::UBIGINT
+    coalesce(bit_count(bit_or(CASE WHEN rf__bigint_rank(rank) <= 64
+                                   THEN 1::UBIGINT << (rf__bigint_rank(rank) & 63)::UBIGINT
                               END)), 0);
 
 -- The number of distinct ranks from lo to hi (constants) in the group: the bits set in a
 -- bitmap of that range.
 CREATE OR REPLACE TEMP MACRO rf__rank_bits(rank, lo, hi) AS
-    coalesce(bit_count(bitstring_agg(try_cast(rank AS BIGINT), lo, hi)
-                       FILTER (WHERE try_cast(rank AS BIGINT) BETWEEN lo AND hi)), 0);
+    coalesce(bit_count(bitstring_agg(rf__bigint_rank(rank), lo, hi)
+                       FILTER (WHERE rf__bigint_rank(rank) BETWEEN lo AND hi)), 0);
+
+-- The ranks above 16384 of a group, those beyond BIGINT in their own type included, as a
+-- list (NULL when none): few in practice, read by rf__distinct_ranks and by the guard's
+-- test of the largest rank (no aggregate of its own).
+CREATE OR REPLACE TEMP MACRO rf__high_ranks(rank) AS
+    list(rank) FILTER (WHERE coalesce(rf__bigint_rank(rank) > 16384, rank IS NOT NULL));
 
 -- The number of distinct ranks of a group, exact, for ranks of an integer type >= 1 (any
 -- other rank fails the guard before this count is read). Not count(DISTINCT rank), a
 -- second hash table over every (group, rank) pair that cost several times the metrics:
 -- ranks 1-64 set bits in one 64-bit integer (rf__low_rank_bits); ranks up to 16384 in
 -- bitmaps, one per range (65-1024, 1025-16384), each made in a group at its first rank in
--- the range (120 and 1920 bytes); larger ranks are listed and their distinct values
--- counted.
+-- the range (120 and 1920 bytes); larger ranks, and those beyond BIGINT in their own type,
+-- are listed and their distinct values counted.
 CREATE OR REPLACE TEMP MACRO rf__distinct_ranks(rank) AS
     rf__low_rank_bits(rank) + rf__rank_bits(rank, 65, 1024)
     + rf__rank_bits(rank, 1025, 16384)
-    + coalesce(len(list_distinct(list(rank) FILTER (WHERE rank > 16384))), 0);
+    + coalesce(len(list_distinct(rf__high_ranks(rank))), 0);
 
 -- The rank guard of every macro reading a rank column, evaluated once per group: true, or
 -- an error naming the macro and the cause (docs/semantics.md#input-checks). A rank is of an
--- integer type, >= 1, and occurs at most once in the group; NULL (not retrieved) is valid.
+-- integer type, from 1 to 2^63 - 1 (what every face counts ranks in), and occurs at most
+-- once in the group; NULL (not retrieved) is valid.
 -- Its aggregates are the same in every macro, so that DuckDB computes them once for all the
--- guarded macros of a SELECT.
+-- guarded macros of a SELECT. It binds for a rank of any type, as the macros' bodies do
+-- (they read ranks through rf__in_top and rf__ranks), so that the first branch names it.
 CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
     CASE WHEN NOT list_contains(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
                                  'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', '"NULL"'],
                                 typeof(min(rank)))
              THEN error(fn || ': rank must be of an integer type, got ' || typeof(min(rank))
                         || ' (cast it, e.g. rank::BIGINT)')
-         WHEN min(rank) < 1
+         WHEN try_cast(min(rank) AS HUGEINT) < 1
              THEN error(fn || ': rank ' || min(rank)::VARCHAR
                         || ' is below 1; ranks start at 1 (NULL = not retrieved)')
+         WHEN coalesce(try_cast(list_max(rf__high_ranks(rank)) AS HUGEINT) > 9223372036854775807,
+                       list_max(rf__high_ranks(rank)) IS NOT NULL)
+             THEN error(fn || ': rank ' || list_max(rf__high_ranks(rank))::VARCHAR
+                        || ' is above 2^63 - 1 (9223372036854775807), the largest rank')
          WHEN count(rank) <> rf__distinct_ranks(rank)
              THEN error(fn || ': a rank occurs twice in a group (' || count(rank)::VARCHAR
                         || ' ranks, ' || rf__distinct_ranks(rank)::VARCHAR
@@ -108,9 +127,45 @@ CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
          ELSE true
     END;
 
+-- The grade guard of every macro reading a grade column, evaluated once per group: true, or
+-- an error naming the macro (docs/semantics.md#input-checks). A NaN grade compares above
+-- every number in DuckDB (NaN >= 1 holds) and an infinite one has no gain, so a grade is
+-- NULL (unjudged) or finite: the group's largest and smallest grades are. Its aggregates
+-- are the same in every macro, computed once per SELECT.
+CREATE OR REPLACE TEMP MACRO rf__grades_ok(fn, rel) AS
+    CASE WHEN coalesce(isfinite(try_cast(max(rel) AS DOUBLE))
+                       AND isfinite(try_cast(min(rel) AS DOUBLE)), true)
+             THEN true
+         ELSE error(fn || ': grade '
+                    || CASE WHEN isfinite(try_cast(max(rel) AS DOUBLE)) THEN min(rel)::VARCHAR
+                            ELSE max(rel)::VARCHAR END
+                    || ' is not a finite number; a grade is a finite number, or NULL '
+                    || '(unjudged)')
+    END;
+
+-- The guard of a macro reading grades and ranks: the ranks' (rf__ranks_ok), then the
+-- grades' (rf__grades_ok).
+CREATE OR REPLACE TEMP MACRO rf__rows_ok(fn, rel, rank) AS
+    CASE WHEN rf__ranks_ok(fn, rank) THEN rf__grades_ok(fn, rel) END;
+
 -- Row predicates and arithmetic.
+
+-- A cutoff k >= 1 as a UHUGEINT, to compare with ranks read by rf__rank_value (a BIGINT
+-- beside a UHUGEINT would take both to HUGEINT, too small for the largest UHUGEINT rank); a
+-- cutoff beyond UHUGEINT holds every rank.
+CREATE OR REPLACE TEMP MACRO rf__cutoff_value(k) AS
+    coalesce(try_cast(k AS UHUGEINT), 340282366920938463463374607431768211455::UHUGEINT);
+
+-- A retrieved row within the cutoff: rank <= k (rank IS NOT NULL when k is NULL). Under a
+-- cutoff below 2^63 (a constant in practice, so that DuckDB keeps one branch) the rank is
+-- read as a BIGINT, no work on a BIGINT column (a rank beyond BIGINT is beyond the cutoff
+-- too), else as a UHUGEINT; so a rank of every integer type compares exactly, and a rank of
+-- another type binds (the guard refuses it).
 CREATE OR REPLACE TEMP MACRO rf__in_top(rank, k) AS
-    rank IS NOT NULL AND (k IS NULL OR rank <= k);
+    CASE WHEN k IS NULL THEN rank IS NOT NULL
+         WHEN k < 9223372036854775807 THEN try_cast(rank AS BIGINT) <= k
+         ELSE try_cast(rank AS UHUGEINT) <= rf__cutoff_value(k)
+    END;
 
 CREATE OR REPLACE TEMP MACRO rf__relevant(rel, threshold) AS
     coalesce(rel >= threshold, false);
@@ -141,10 +196,10 @@ CREATE OR REPLACE TEMP MACRO rf__gain_sum(rel, gain, total) AS
 CREATE OR REPLACE TEMP MACRO rf__gains(fn, gains) AS
     CASE WHEN gains IS NULL THEN NULL
          WHEN coalesce(list_bool_and(list_transform(map_entries(gains),
-                  lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE)
-                            AND abs(e.value::DOUBLE) <= pow(2.0, 960))), true)
+                  lambda e: e['key'] >= 0 AND e['key'] = floor(e['key']) AND isfinite(e['value']::DOUBLE)
+                            AND abs(e['value']::DOUBLE) <= pow(2.0, 960))), true)
          THEN map_from_entries(list_transform(map_entries(gains),
-                  lambda e: {'key': e.key::DOUBLE, 'value': e.value::DOUBLE}))
+                  lambda e: {'key': e['key']::DOUBLE, 'value': e['value']::DOUBLE}))
          ELSE error(fn || ': gains must map integer grades >= 0 to finite gains of at most '
                     || '2^960 in size, got ' || gains::VARCHAR)
     END;
@@ -164,39 +219,55 @@ CREATE OR REPLACE TEMP MACRO rf__mapped_gain(rel, gain, gains) AS
                        rf__gain(rel, gain))
     END;
 
--- Aggregates over one query's rows (arguments already validated).
+-- Aggregates over one query's rows (arguments already validated). In a FILTER a NULL
+-- condition drops the row, as false does.
 CREATE OR REPLACE TEMP MACRO rf__hits(rel, rank, k, threshold) AS
-    count(*) FILTER (WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k));
+    count(*) FILTER (WHERE rel >= threshold AND rf__in_top(rank, k));
 
 CREATE OR REPLACE TEMP MACRO rf__num_relevant(rel, threshold) AS
-    count(*) FILTER (WHERE rf__relevant(rel, threshold));
+    count(*) FILTER (WHERE rel >= threshold);
 
--- The values x of the retrieved rows where keep holds and rank <= k (every retrieved row
--- where keep holds when k is NULL), in rank order; NULL when there are none. Under a cutoff
--- below 1,000,000 (a constant in practice, so that DuckDB keeps one branch) the top-n
--- aggregate min_by(x, rank, k), whose memory grows with the rows it keeps (max(x, n) sets
--- n slots aside in every group); else an ordered list. Ranks are unique (the guard), so
--- at most k rows have rank <= k.
-CREATE OR REPLACE TEMP MACRO rf__in_rank_order(x, rank, k, keep) AS
-    CASE WHEN k IS NULL OR k >= 1000000
-         THEN list(x ORDER BY rank) FILTER (WHERE keep AND rf__in_top(rank, k))
-         ELSE min_by(x, rank, least(greatest(coalesce(k, 1), 1), 999999)::BIGINT)
-                  FILTER (WHERE keep AND rank <= k)
-    END;
+-- The rows that may have a gain, {r: rank, g: rel} in no order ([] when none): without a
+-- gain map those with rel > 0 (the relevant ones among them, rel >= threshold > 0), with
+-- one every judged row (a grade <= 0 may be mapped to a gain). One aggregate, the same in
+-- every macro reading it (nDCG, DCG, the ideal DCG, CG, AP, R-precision ...), which DuckDB
+-- gathers once for all of them in a SELECT; the work per row is one test, and the macros
+-- compute on these rows alone, after the aggregate. The choice sits in the FILTER, not in
+-- a CASE around two aggregates (DuckDB computes every aggregate of a CASE's branches: the
+-- list of every judged row would be gathered without a map too); without a map the
+-- condition folds to rel > 0.
+CREATE OR REPLACE TEMP MACRO rf__gain_rows(rel, rank, gains) AS
+    coalesce(list({'r': rank, 'g': rel})
+                 FILTER (WHERE rel > 0 OR (gains IS NOT NULL AND rel IS NOT NULL)), []);
 
--- The positive values g of the rows where keep holds, largest first, cut to the first k
--- (all when k is NULL); NULL when there are none. As rf__in_rank_order: the top-n aggregate
--- max_by(g, g, k) under a cutoff below 1,000,000, else a sorted list, sliced.
-CREATE OR REPLACE TEMP MACRO rf__best(g, k, keep) AS
-    CASE WHEN k IS NULL OR k >= 1000000
-         THEN list_slice(list(g ORDER BY g DESC) FILTER (WHERE keep AND g > 0),
-                         1, coalesce(k, 9223372036854775807))
-         ELSE max_by(g, g, least(greatest(coalesce(k, 1), 1), 999999)::BIGINT) FILTER (WHERE keep AND g > 0)
-    END;
+-- A rank read after the aggregate: as a UHUGEINT, which holds every rank of an integer type
+-- exactly; NULL for a rank below 0 or of another type (which the guard refuses). Counts and
+-- positions compared with it are cast to UHUGEINT too (rf__cutoff_value).
+CREATE OR REPLACE TEMP MACRO rf__rank_value(rank) AS
+    try_cast(rank AS UHUGEINT);
 
--- Ranks of relevant retrieved rows within the cutoff, ascending (NULL when there are none).
+-- log2(r + 1) for a rank r >= 1 of any integer type: r + 1 made exactly, as the oracle's
+-- Python integers, then rounded to a double once (2^128 for the largest UHUGEINT).
+CREATE OR REPLACE TEMP MACRO rf__log2_next(r) AS
+    log2(CASE WHEN r < 340282366920938463463374607431768211455::UHUGEINT
+              THEN (r::UHUGEINT + 1)::DOUBLE ELSE 2::DOUBLE ^ 128 END);
+
+-- The ranks of the relevant rows (rel >= threshold) retrieved within the cutoff, ascending,
+-- as rf__rank_value ([] when none).
 CREATE OR REPLACE TEMP MACRO rf__relevant_ranks(rel, rank, k, threshold) AS
-    rf__in_rank_order(rank, rank, k, rf__relevant(rel, threshold));
+    CASE WHEN threshold IS NOT NULL THEN
+        list_sort(list_filter(
+            list_transform(rf__gain_rows(rel, rank, NULL), lambda rf_e:
+                CASE WHEN rf_e['g'] >= threshold THEN rf__rank_value(rf_e['r']) END),
+            lambda rf_r: rf_r IS NOT NULL AND (k IS NULL OR rf_r <= rf__cutoff_value(k))))
+    END;
+
+-- The relevant rows (rel >= threshold) of the query, retrieved or not, counted in
+-- rf__gain_rows (rf__num_relevant counts them in a row filter of its own).
+CREATE OR REPLACE TEMP MACRO rf__relevant_count(rel, rank, threshold) AS
+    CASE WHEN threshold IS NOT NULL THEN
+        len(list_filter(rf__gain_rows(rel, rank, NULL), lambda rf_e: rf_e['g'] >= threshold))
+    END;
 
 CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
     CASE WHEN k IS NULL THEN rf__ratio(rf__hits(rel, rank, k, threshold), count(rank))
@@ -207,49 +278,85 @@ CREATE OR REPLACE TEMP MACRO rf__precision(rel, rank, k, threshold, divisor) AS
 CREATE OR REPLACE TEMP MACRO rf__recall(rel, rank, k, threshold) AS
     rf__ratio(rf__hits(rel, rank, k, threshold), rf__num_relevant(rel, threshold));
 
+-- A gain sum ``total`` over the rows of rf__gain_rows, once their grades are checked: the
+-- exponential gain needs grades <= 960, so that sums of 2^rel stay finite (an error above).
+CREATE OR REPLACE TEMP MACRO rf__gain_total(rows, gain, total) AS
+    CASE WHEN gain = 'linear'
+              OR coalesce(list_max(list_transform(rows, lambda rf_e: rf_e['g'])) <= 960, true)
+         THEN total
+         ELSE error('rankframe: grade '
+                    || list_max(list_transform(rows, lambda rf_e: rf_e['g']))::VARCHAR
+                    || ' with the exponential gain 2^rel - 1; grades must be <= 960, so that '
+                    || 'its sums stay finite')
+    END;
+
+-- The retrieved rows with a non-zero gain within the cutoff, {r: rank (rf__rank_value), g:
+-- gain}, in rank order ([] when none).
+CREATE OR REPLACE TEMP MACRO rf__gained(rel, rank, k, gain, gains) AS
+    list_sort(list_filter(
+        list_transform(rf__gain_rows(rel, rank, gains), lambda rf_e:
+            {'r': rf__rank_value(rf_e['r']), 'g': rf__mapped_gain(rf_e['g'], gain, gains)}),
+        lambda rf_e: rf_e['r'] IS NOT NULL AND rf_e['g'] != 0
+                     AND (k IS NULL OR rf_e['r'] <= rf__cutoff_value(k))));
+
 -- Float sums add their terms one at a time in rank order, as trec_eval's loops do
 -- (docs/semantics.md#exactness): list_sum over a list in rank order, never a plain sum(),
 -- whose order follows the parallel hash aggregate. A zero gain adds nothing and is left out.
 -- Arguments already validated (k, gain; gains by rf__ok_gains).
 CREATE OR REPLACE TEMP MACRO rf__dcg(rel, rank, k, gain, gains := NULL) AS
-    rf__gain_sum(rel, gain, coalesce(list_sum(rf__in_rank_order(
-        rf__mapped_gain(rel, gain, gains) / log2(rank + 1), rank, k,
-        rf__mapped_gain(rel, gain, gains) != 0)), 0)::DOUBLE);
+    rf__gain_total(rf__gain_rows(rel, rank, gains), gain, coalesce(list_sum(list_transform(
+        rf__gained(rel, rank, k, gain, gains),
+        lambda rf_e: rf_e['g'] / rf__log2_next(rf_e['r']))), 0)::DOUBLE);
+
+-- The sum of the gains in rank order (CG).
+CREATE OR REPLACE TEMP MACRO rf__cg(rel, rank, k, gain) AS
+    rf__gain_total(rf__gain_rows(rel, rank, NULL), gain, coalesce(list_sum(list_transform(
+        rf__gained(rel, rank, k, gain, NULL), lambda rf_e: rf_e['g'])), 0)::DOUBLE);
 
 -- DCG of a list of gains already sorted descending.
 CREATE OR REPLACE TEMP MACRO rf__list_dcg(gains) AS
     coalesce(list_sum(list_transform(gains, lambda g, i: g / log2(i + 1))), 0)::DOUBLE;
 
--- The ideal DCG: the DCG of the first k positive gains best first (rf__best), of every row
--- (ideal 'all') or of the retrieved ones. Arguments already validated, as rf__dcg's.
+-- The positive gains of every row of rf__gain_rows (ideal 'all') or of its retrieved ones,
+-- best first ([] when none).
+CREATE OR REPLACE TEMP MACRO rf__best(rel, rank, gain, ideal, gains) AS
+    list_reverse_sort(list_filter(list_transform(
+        list_filter(rf__gain_rows(rel, rank, gains),
+                    lambda rf_e: ideal = 'all' OR rf_e['r'] IS NOT NULL),
+        lambda rf_e: rf__mapped_gain(rf_e['g'], gain, gains)), lambda rf_g: rf_g > 0));
+
+-- The first k of a list (all when k is NULL or beyond its length).
+CREATE OR REPLACE TEMP MACRO rf__first(items, k) AS
+    list_slice(items, 1, least(coalesce(k, len(items)), len(items))::BIGINT);
+
+-- The ideal DCG: the DCG of the first k positive gains best first (rf__best). Arguments
+-- already validated, as rf__dcg's.
 CREATE OR REPLACE TEMP MACRO rf__idcg(rel, rank, k, gain, ideal, gains := NULL) AS
-    rf__gain_sum(rel, gain, rf__list_dcg(rf__best(rf__mapped_gain(rel, gain, gains), k,
-                                                  ideal = 'all' OR rank IS NOT NULL)));
+    rf__gain_total(rf__gain_rows(rel, rank, gains), gain,
+                   rf__list_dcg(rf__first(rf__best(rel, rank, gain, ideal, gains), k)));
 
 -- trec_eval's experimental nDCG variants (linear gains, mapped by a checked gain map):
 -- the ideal ranking, the positive gains of every row best first ([] when none) ...
-CREATE OR REPLACE TEMP MACRO rf__ideal_gains(rel, gains) AS
-    coalesce(list(rf__mapped_gain(rel, 'linear', gains)
-                  ORDER BY rf__mapped_gain(rel, 'linear', gains) DESC)
-             FILTER (WHERE rf__mapped_gain(rel, 'linear', gains) > 0), []);
+CREATE OR REPLACE TEMP MACRO rf__ideal_gains(rel, rank, gains) AS
+    rf__best(rel, rank, 'linear', 'all', gains);
 
 -- ... and the retrieved rows with a non-zero gain in rank order, as {r: rank, g: gain,
 -- d: gain / log2(rank + 1)} ([] when none): DCG@i sums d over the entries with r <= i.
 CREATE OR REPLACE TEMP MACRO rf__gain_points(rel, rank, gains) AS
-    coalesce(list({'r': rank, 'g': rf__mapped_gain(rel, 'linear', gains),
-                   'd': rf__mapped_gain(rel, 'linear', gains) / log2(rank + 1)} ORDER BY rank)
-             FILTER (WHERE rank IS NOT NULL AND rf__mapped_gain(rel, 'linear', gains) != 0), []);
+    list_transform(rf__gained(rel, rank, NULL, 'linear', gains), lambda rf_e:
+        {'r': rf_e['r'], 'g': rf_e['g'], 'd': rf_e['g'] / rf__log2_next(rf_e['r'])});
 
 -- ... and both, with positions marked, as one list in position order: the ideal terms
 -- g_i / log2(i + 1) ({pos: i, kind: 0, x: term}), the points ({pos: r, kind: 1, x: d, g}),
 -- and marks ({pos: i, kind: 2}); at one position the ideal term comes first and the mark
 -- last, so a fold reading them in order has IDCG@i and DCG@i at a mark (and at a point).
+-- Positions are UHUGEINT, as ranks are (rf__rank_value).
 CREATE OR REPLACE TEMP MACRO rf__events(best, points, marks) AS
-    list_sort(list_transform(best, lambda rf_g, rf_i: {'pos': rf_i::BIGINT, 'kind': 0,
+    list_sort(list_transform(best, lambda rf_g, rf_i: {'pos': rf_i::UHUGEINT, 'kind': 0,
                                                        'x': rf_g / log2(rf_i + 1), 'g': rf_g})
-              || list_transform(points, lambda rf_p: {'pos': rf_p.r::BIGINT, 'kind': 1,
-                                                      'x': rf_p.d, 'g': rf_p.g})
-              || list_transform(marks, lambda rf_m: {'pos': rf_m::BIGINT, 'kind': 2,
+              || list_transform(points, lambda rf_p: {'pos': rf_p['r'], 'kind': 1,
+                                                      'x': rf_p['d'], 'g': rf_p['g']})
+              || list_transform(marks, lambda rf_m: {'pos': rf_m::UHUGEINT, 'kind': 2,
                                                      'x': 0::DOUBLE, 'g': 0::DOUBLE}));
 
 -- Checks for the user-model, correlation and tie-aware macros.
@@ -270,10 +377,6 @@ CREATE OR REPLACE TEMP MACRO rf__flag(fn, name, x) AS
 -- A row is judged iff rel >= 0 (NULL = unjudged, negative = pooled but unjudged).
 CREATE OR REPLACE TEMP MACRO rf__judged(rel) AS
     coalesce(rel >= 0, false);
-
--- p^(rank - 1), the rank-biased weight of a 1-based position.
-CREATE OR REPLACE TEMP MACRO rf__geometric(p, rank) AS
-    pow(p::DOUBLE, (rank - 1)::DOUBLE);
 
 -- K: after K multiplications by p the running product p^(i - 1) of rf_rbp and
 -- rf_rbp_residual has reached its floor (0 or a few subnormals) and no longer changes
@@ -331,13 +434,13 @@ CREATE OR REPLACE TEMP MACRO rf__compare(a, b) AS
 CREATE OR REPLACE TEMP MACRO rf__kendall_counts(x, y) AS
     list_transform([rf__pairs(x, y)], lambda l: {
         's': coalesce(list_sum(list_transform(l, lambda a: list_sum(list_transform(l,
-                 lambda b: rf__compare(a.x, b.x) * rf__compare(a.y, b.y))))), 0) / 2,
+                 lambda b: rf__compare(a['x'], b['x']) * rf__compare(a['y'], b['y']))))), 0) / 2,
         'tx': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
-                 lambda b: b.x = a.x)))), 0) - len(l)) / 2,
+                 lambda b: b['x'] = a['x'])))), 0) - len(l)) / 2,
         'ty': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
-                 lambda b: b.y = a.y)))), 0) - len(l)) / 2,
+                 lambda b: b['y'] = a['y'])))), 0) - len(l)) / 2,
         'txy': (coalesce(list_sum(list_transform(l, lambda a: len(list_filter(l,
-                 lambda b: b.x = a.x AND b.y = a.y)))), 0) - len(l)) / 2,
+                 lambda b: b['x'] = a['x'] AND b['y'] = a['y'])))), 0) - len(l)) / 2,
         'n0': len(l) * (len(l) - 1) / 2})[1];
 
 -- Text readers (rf_read_*): a line's fields, split on runs of C's isspace() blanks ...

@@ -32,13 +32,13 @@ CREATE OR REPLACE TEMP MACRO rf__average_precision_body(rel, rank, k, threshold,
             coalesce(list_sum(list_transform(rf__relevant_ranks(rel, rank, k, threshold),
                                              lambda r, j: j / r)), 0),
             CASE divisor
-                WHEN 'relevant' THEN rf__num_relevant(rel, threshold)
-                WHEN 'min' THEN least(rf__num_relevant(rel, threshold),
+                WHEN 'relevant' THEN rf__relevant_count(rel, rank, threshold)
+                WHEN 'min' THEN least(rf__relevant_count(rel, rank, threshold),
                                       coalesce(k, 9223372036854775807))
-                ELSE rf__hits(rel, rank, k, threshold)
+                ELSE len(rf__relevant_ranks(rel, rank, k, threshold))
             END)
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') AS
     rf__average_precision_body(rel, rank, k, threshold, divisor, true);
 CREATE OR REPLACE TEMP MACRO rf_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') AS
-    rf__average_precision_body(rel, rank, k, threshold, divisor, rf__ranks_ok('rf_average_precision', rank));
+    rf__average_precision_body(rel, rank, k, threshold, divisor, rf__rows_ok('rf_average_precision', rel, rank));

@@ -23,25 +23,26 @@ CREATE OR REPLACE TEMP MACRO rf_average_precision_ties(rel, tie_first, tie_size,
     CASE WHEN rf__ok_k('rf_average_precision_ties', k)
               AND rf__ok(rf__threshold('rf_average_precision_ties', threshold))
               AND rf__ok(rf__choice('rf_average_precision_ties', 'divisor', divisor,
-                                    ['relevant', 'min'])) THEN
+                                    ['relevant', 'min']))
+              AND rf__grades_ok('rf_average_precision_ties', rel) THEN
         rf__ratio(
             coalesce(list_transform([coalesce(list({'f': tie_first, 't': tie_size}) FILTER (
                     WHERE tie_first IS NOT NULL
                       AND rf__relevant(rel, rf__threshold('rf_average_precision_ties', threshold))),
                     [])],
                 lambda rows: list_sum(list_transform(rows, lambda a:
-                    ((len(list_filter(rows, lambda b: b.f < a.f)) + 1)
+                    ((len(list_filter(rows, lambda b: b['f'] < a['f'])) + 1)
                          * coalesce(list_sum(list_transform(
-                               range(a.f, rf__tie_last(a.f, a.t,
+                               range(a['f'], rf__tie_last(a['f'], a['t'],
                                                        rf__k('rf_average_precision_ties', k)) + 1),
                                lambda i: 1 / i)), 0)
-                     + CASE WHEN a.t > 1
-                            THEN (len(list_filter(rows, lambda b: b.f = a.f)) - 1) / (a.t - 1)
+                     + CASE WHEN a['t'] > 1
+                            THEN (len(list_filter(rows, lambda b: b['f'] = a['f'])) - 1) / (a['t'] - 1)
                             ELSE 0 END
                          * coalesce(list_sum(list_transform(
-                               range(a.f, rf__tie_last(a.f, a.t, k) + 1),
-                               lambda i: (i - a.f) / i)), 0))
-                    / a.t)))[1], 0),
+                               range(a['f'], rf__tie_last(a['f'], a['t'], k) + 1),
+                               lambda i: (i - a['f']) / i)), 0))
+                    / a['t'])))[1], 0),
             CASE rf__choice('rf_average_precision_ties', 'divisor', divisor, ['relevant', 'min'])
                 WHEN 'relevant' THEN rf__num_relevant(rel, threshold)
                 ELSE least(rf__num_relevant(rel, threshold), coalesce(k, 9223372036854775807))

@@ -26,5 +26,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_bin_g(rel, rank, threshold := 1) AS
             lambda p, j: 1 / log2((2 + p - j)::DOUBLE))), lambda x, y: x + y), 0),
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_bin_g(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_bin_g', rank) THEN
+    CASE WHEN rf__rows_ok('rf_bin_g', rel, rank) THEN
         rf__unchecked_bin_g(rel, rank, threshold := threshold) END;

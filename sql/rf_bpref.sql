@@ -32,5 +32,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_bpref(rel, rank, threshold := 1) AS
                          END)), 0),
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_bpref(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_bpref', rank) THEN
+    CASE WHEN rf__rows_ok('rf_bpref', rel, rank) THEN
         rf__unchecked_bpref(rel, rank, threshold := threshold) END;

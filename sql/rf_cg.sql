@@ -19,10 +19,9 @@ CREATE OR REPLACE TEMP MACRO rf__cg_body(rel, rank, k, gain, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_cg', k)
               AND rf__ok(rf__choice('rf_cg', 'gain', gain, ['linear', 'exponential']))
               AND ranks_ok THEN
-        rf__gain_sum(rel, gain, coalesce(list_sum(rf__in_rank_order(
-            rf__gain(rel, gain), rank, k, rf__gain(rel, gain) != 0)), 0)::DOUBLE)
+        rf__cg(rel, rank, k, gain)
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_cg(rel, rank, k := NULL, gain := 'linear') AS
     rf__cg_body(rel, rank, k, gain, true);
 CREATE OR REPLACE TEMP MACRO rf_cg(rel, rank, k := NULL, gain := 'linear') AS
-    rf__cg_body(rel, rank, k, gain, rf__ranks_ok('rf_cg', rank));
+    rf__cg_body(rel, rank, k, gain, rf__rows_ok('rf_cg', rel, rank));

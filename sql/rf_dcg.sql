@@ -32,4 +32,4 @@ CREATE OR REPLACE TEMP MACRO rf__dcg_body(rel, rank, k, gain, gains, ranks_ok) A
 CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
     rf__dcg_body(rel, rank, k, gain, gains, true);
 CREATE OR REPLACE TEMP MACRO rf_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
-    rf__dcg_body(rel, rank, k, gain, gains, rf__ranks_ok('rf_dcg', rank));
+    rf__dcg_body(rel, rank, k, gain, gains, rf__rows_ok('rf_dcg', rel, rank));

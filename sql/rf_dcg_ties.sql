@@ -13,7 +13,8 @@
 --     => 0.5655
 CREATE OR REPLACE TEMP MACRO rf_dcg_ties(rel, tie_first, tie_size, k := NULL, gain := 'linear') AS
     CASE WHEN rf__ok_k('rf_dcg_ties', k)
-              AND rf__ok(rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential'])) THEN
+              AND rf__ok(rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential']))
+              AND rf__grades_ok('rf_dcg_ties', rel) THEN
         rf__tie_dcg(rel, tie_first, tie_size, rf__k('rf_dcg_ties', k),
                     rf__choice('rf_dcg_ties', 'gain', gain, ['linear', 'exponential']))
     END;

@@ -23,12 +23,12 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_err(rel, rank, k := NULL, max_grade :
             list({'stop': (pow(2.0, least(greatest(coalesce(rel, 0), 0),
                                          rf__positive('rf_err', 'max_grade', max_grade))::DOUBLE) - 1)
                           / pow(2.0, max_grade::DOUBLE),
-                  'at': rank::DOUBLE} ORDER BY rank)
+                  'at': try_cast(rank AS DOUBLE)} ORDER BY rank)
                 FILTER (WHERE rf__in_top(rank, rf__k('rf_err', k))),
-            lambda acc, row: {'sum': acc.sum + row.stop * acc.reach / row.at,
-                              'reach': acc.reach * (1 - row.stop)},
+            lambda acc, row: {'sum': acc['sum'] + row['stop'] * acc['reach'] / row['at'],
+                              'reach': acc['reach'] * (1 - row['stop'])},
             {'sum': 0::DOUBLE, 'reach': 1::DOUBLE}).sum, 0)::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_err(rel, rank, k := NULL, max_grade := 4) AS
-    CASE WHEN rf__ranks_ok('rf_err', rank) THEN
+    CASE WHEN rf__rows_ok('rf_err', rel, rank) THEN
         rf__unchecked_err(rel, rank, k, max_grade := max_grade) END;

@@ -28,6 +28,6 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_f1(rel, rank, k := NULL, threshold :=
           + rf__recall(rel, rank, k, threshold));
 CREATE OR REPLACE TEMP MACRO rf_f1(rel, rank, k := NULL, threshold := 1, beta := 1,
                                    recall_weight := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_f1', rank) THEN
+    CASE WHEN rf__rows_ok('rf_f1', rel, rank) THEN
         rf__unchecked_f1(rel, rank, k, threshold := threshold, beta := beta, recall_weight :=
             recall_weight) END;

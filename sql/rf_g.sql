@@ -22,9 +22,9 @@
 CREATE OR REPLACE TEMP MACRO rf__g_gains(gains) AS
     CASE WHEN gains IS NULL THEN NULL
          WHEN coalesce(list_bool_and(list_transform(map_entries(gains),
-                 lambda e: e.key >= 0 AND e.key = floor(e.key) AND isfinite(e.value::DOUBLE))), true)
+                 lambda e: e['key'] >= 0 AND e['key'] = floor(e['key']) AND isfinite(e['value']::DOUBLE))), true)
              THEN map_from_entries(list_transform(map_entries(gains),
-                                                  lambda e: {'k': e.key::DOUBLE, 'v': e.value::DOUBLE}))
+                                                  lambda e: {'k': e['key']::DOUBLE, 'v': e['value']::DOUBLE}))
          ELSE error('rf_g: gains must map integer grades >= 0 to finite gains, got ' || gains::VARCHAR)
     END;
 
@@ -46,10 +46,10 @@ CREATE OR REPLACE TEMP MACRO rf__g_value(found, ideal) AS
                                        1, len(coalesce(found, []))),
                             lambda x: greatest(x, 1::DOUBLE))),
                         lambda x: {'c': x[2], 's': x[1], 't': 0::DOUBLE})),
-                    lambda acc, x: {'c': acc.c + x.c, 's': acc.s + x.s,
-                        't': CASE WHEN x.s <> 0
-                                  THEN acc.t + x.s / log2((2 + (acc.c + x.c)) - (acc.s + x.s))
-                                  ELSE acc.t END}).t,
+                    lambda acc, x: {'c': acc['c'] + x['c'], 's': acc['s'] + x['s'],
+                        't': CASE WHEN x['s'] <> 0
+                                  THEN acc['t'] + x['s'] / log2((2 + (acc['c'] + x['c'])) - (acc['s'] + x['s']))
+                                  ELSE acc['t'] END}).t,
         list_reduce(list_prepend(0::DOUBLE, coalesce(ideal, [])), lambda a, b: a + b));
 
 -- rf__unchecked_g: the body, without the rank guard (for tables checked already, as by
@@ -62,4 +62,4 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_g(rel, rank, gains := NULL) AS
                 FILTER (WHERE rel >= 0 AND rf__g_gain(rel, rf__g_gains(gains)) > 0))
     END;
 CREATE OR REPLACE TEMP MACRO rf_g(rel, rank, gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_g', rank) THEN rf__unchecked_g(rel, rank, gains := gains) END;
+    CASE WHEN rf__rows_ok('rf_g', rel, rank) THEN rf__unchecked_g(rel, rank, gains := gains) END;

@@ -16,5 +16,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_hit_rate(rel, rank, k := NULL, thresh
                        rf__threshold('rf_hit_rate', threshold)) > 0
          THEN 1::DOUBLE ELSE 0::DOUBLE END;
 CREATE OR REPLACE TEMP MACRO rf_hit_rate(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_hit_rate', rank) THEN
+    CASE WHEN rf__rows_ok('rf_hit_rate', rel, rank) THEN
         rf__unchecked_hit_rate(rel, rank, k, threshold := threshold) END;

@@ -35,4 +35,4 @@ CREATE OR REPLACE TEMP MACRO rf__idcg_body(rel, rank, k, gain, ideal, gains, ran
 CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
     rf__idcg_body(rel, rank, k, gain, ideal, gains, true);
 CREATE OR REPLACE TEMP MACRO rf_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
-    rf__idcg_body(rel, rank, k, gain, ideal, gains, rf__ranks_ok('rf_idcg', rank));
+    rf__idcg_body(rel, rank, k, gain, ideal, gains, rf__rows_ok('rf_idcg', rel, rank));

@@ -32,15 +32,15 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_infap(rel, rank, threshold := 1) AS
                                           FILTER (WHERE rel IS NOT NULL AND rank IS NOT NULL)),
             'judged': rf__infap_positions(list(rf__relevant(rel, threshold) ORDER BY rank)
                                           FILTER (WHERE rel >= 0 AND rank IS NOT NULL))}],
-            lambda v: coalesce(list_sum(list_transform(v.ranks,
+            lambda v: coalesce(list_sum(list_transform(v['ranks'],
                 lambda r, j: CASE WHEN r = 1 THEN 1::DOUBLE ELSE
                     1 / r::DOUBLE
                     + ((r - 1)::DOUBLE / r::DOUBLE)
-                      * ((v.pooled[j] - 1)::DOUBLE / (r - 1)::DOUBLE)
+                      * ((v['pooled'][j] - 1)::DOUBLE / (r - 1)::DOUBLE)
                       * (((j - 1)::DOUBLE + 0.00001::DOUBLE)
-                         / ((v.judged[j] - 1)::DOUBLE + 2 * 0.00001::DOUBLE))
+                         / ((v['judged'][j] - 1)::DOUBLE + 2 * 0.00001::DOUBLE))
                     END)), 0))[1],
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_infap(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_infap', rank) THEN
+    CASE WHEN rf__rows_ok('rf_infap', rel, rank) THEN
         rf__unchecked_infap(rel, rank, threshold := threshold) END;

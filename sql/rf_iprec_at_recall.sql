@@ -32,6 +32,6 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_iprec_at_recall(rel, rank, recall, th
             THEN j / r END)), 0)::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rf_iprec_at_recall(rel, rank, recall, threshold := 1,
                                                 rounding := 'nearest') AS
-    CASE WHEN rf__ranks_ok('rf_iprec_at_recall', rank) THEN
+    CASE WHEN rf__rows_ok('rf_iprec_at_recall', rel, rank) THEN
         rf__unchecked_iprec_at_recall(rel, rank, recall, threshold := threshold, rounding := rounding)
             END;

@@ -17,4 +17,4 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_judged(rel, rank, k := NULL) AS
                   least(count(rank), coalesce(k, 9223372036854775807)))::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_judged(rel, rank, k := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_judged', rank) THEN rf__unchecked_judged(rel, rank, k) END;
+    CASE WHEN rf__rows_ok('rf_judged', rel, rank) THEN rf__unchecked_judged(rel, rank, k) END;

@@ -17,9 +17,9 @@
 CREATE OR REPLACE TEMP MACRO rf_kendall_distance(x, y, penalty := 0) AS
     CASE WHEN rf__ok(rf__unit('rf_kendall_distance', 'penalty', penalty)) THEN
         list_transform([rf__kendall_counts(x, y)], lambda c:
-            CASE WHEN c.n0 > 0
-                 THEN ((c.n0 - c.tx - c.ty + c.txy - c.s) / 2
+            CASE WHEN c['n0'] > 0
+                 THEN ((c['n0'] - c['tx'] - c['ty'] + c['txy'] - c['s']) / 2
                        + rf__unit('rf_kendall_distance', 'penalty', penalty)
-                         * (c.tx + c.ty - 2 * c.txy)) / c.n0
+                         * (c['tx'] + c['ty'] - 2 * c['txy'])) / c['n0']
                  ELSE 0 END)[1]::DOUBLE
     END;

@@ -13,6 +13,6 @@
 --     => 0.825
 CREATE OR REPLACE TEMP MACRO rf_kendall_tau(x, y) AS
     list_transform([rf__kendall_counts(x, y)], lambda c:
-        CASE WHEN c.n0 - c.tx > 0 AND c.n0 - c.ty > 0
-             THEN c.s / sqrt((c.n0 - c.tx) * (c.n0 - c.ty))
+        CASE WHEN c['n0'] - c['tx'] > 0 AND c['n0'] - c['ty'] > 0
+             THEN c['s'] / sqrt((c['n0'] - c['tx']) * (c['n0'] - c['ty']))
              ELSE 0 END)[1]::DOUBLE;

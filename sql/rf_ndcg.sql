@@ -37,4 +37,4 @@ CREATE OR REPLACE TEMP MACRO rf__ndcg_body(rel, rank, k, gain, ideal, gains, ran
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
     rf__ndcg_body(rel, rank, k, gain, ideal, gains, true);
 CREATE OR REPLACE TEMP MACRO rf_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
-    rf__ndcg_body(rel, rank, k, gain, ideal, gains, rf__ranks_ok('rf_ndcg', rank));
+    rf__ndcg_body(rel, rank, k, gain, ideal, gains, rf__rows_ok('rf_ndcg', rel, rank));

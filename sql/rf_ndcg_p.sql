@@ -19,15 +19,16 @@
 -- rankframe.evaluate); rf_ndcg_p is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg_p(rel, rank, threshold := 1, gains := NULL) AS
     CASE WHEN rf__hits(rel, rank, NULL, rf__threshold('rf_ndcg_p', threshold)) > 0
-          AND coalesce(list_sum(list_transform(rf__ideal_gains(rel, rf__gains('rf_ndcg_p', gains)),
+          AND coalesce(list_sum(list_transform(rf__ideal_gains(rel, rank, rf__gains('rf_ndcg_p', gains)),
                   lambda g, i: g / CASE WHEN i = 1 THEN 1 ELSE log2(i) END)), 0) > 0
-         THEN coalesce(list_sum(list(rf__mapped_gain(rel, 'linear', rf__gains('rf_ndcg_p', gains))
-                                     / CASE WHEN rank = 1 THEN 1 ELSE log2(rank) END ORDER BY rank)
-                                FILTER (WHERE rank IS NOT NULL)), 0)::DOUBLE
-              / list_sum(list_transform(rf__ideal_gains(rel, rf__gains('rf_ndcg_p', gains)),
+         THEN coalesce(list_sum(list_transform(
+                  rf__gained(rel, rank, NULL, 'linear', rf__gains('rf_ndcg_p', gains)),
+                  lambda rf_e: rf_e['g'] / CASE WHEN rf_e['r'] = 1 THEN 1
+                                                ELSE log2(rf_e['r']::DOUBLE) END)), 0)::DOUBLE
+              / list_sum(list_transform(rf__ideal_gains(rel, rank, rf__gains('rf_ndcg_p', gains)),
                   lambda g, i: g / CASE WHEN i = 1 THEN 1 ELSE log2(i) END))
          ELSE 0::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_ndcg_p(rel, rank, threshold := 1, gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_ndcg_p', rank) THEN
+    CASE WHEN rf__rows_ok('rf_ndcg_p', rel, rank) THEN
         rf__unchecked_ndcg_p(rel, rank, threshold := threshold, gains := gains) END;

@@ -22,20 +22,20 @@
 -- and one fold carries IDCG, DCG and the sum of DCG@r / IDCG@min(r, Rg) over the points of
 -- positive gain: every sum adds its terms one at a time in order, n log n per query.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg_rel(rel, rank, gains := NULL) AS
-    list_transform([{'best': rf__ideal_gains(rel, rf__gains('rf_ndcg_rel', gains)),
+    list_transform([{'best': rf__ideal_gains(rel, rank, rf__gains('rf_ndcg_rel', gains)),
                      'points': rf__gain_points(rel, rank, rf__gains('rf_ndcg_rel', gains))}],
-        lambda v: list_transform([list_reduce(rf__events(v.best, v.points, []), lambda a, e:
-                CASE WHEN e.kind = 0 THEN {'idcg': a.idcg + e.x, 'dcg': a.dcg, 'sum': a.sum,
-                                           'found': a.found}
-                     WHEN e.g > 0 THEN {'idcg': a.idcg, 'dcg': a.dcg + e.x,
-                                        'sum': a.sum + (a.dcg + e.x) / a.idcg,
-                                        'found': a.found + 1}
-                     ELSE {'idcg': a.idcg, 'dcg': a.dcg + e.x, 'sum': a.sum,
-                           'found': a.found} END,
+        lambda v: list_transform([list_reduce(rf__events(v['best'], v['points'], []), lambda a, e:
+                CASE WHEN e['kind'] = 0 THEN {'idcg': a['idcg'] + e['x'], 'dcg': a['dcg'], 'sum': a['sum'],
+                                           'found': a['found']}
+                     WHEN e['g'] > 0 THEN {'idcg': a['idcg'], 'dcg': a['dcg'] + e['x'],
+                                        'sum': a['sum'] + (a['dcg'] + e['x']) / a['idcg'],
+                                        'found': a['found'] + 1}
+                     ELSE {'idcg': a['idcg'], 'dcg': a['dcg'] + e['x'], 'sum': a['sum'],
+                           'found': a['found']} END,
             {'idcg': 0::DOUBLE, 'dcg': 0::DOUBLE, 'sum': 0::DOUBLE, 'found': 0::BIGINT})],
-            lambda f: list_transform([f.sum + (len(v.best) - f.found)::DOUBLE * f.dcg / f.idcg],
-                lambda total: CASE WHEN len(v.best) > 0 AND total > 0 THEN total / len(v.best)
+            lambda f: list_transform([f['sum'] + (len(v['best']) - f['found'])::DOUBLE * f['dcg'] / f['idcg']],
+                lambda total: CASE WHEN len(v['best']) > 0 AND total > 0 THEN total / len(v['best'])
                                    ELSE 0::DOUBLE END)[1])[1])[1];
 CREATE OR REPLACE TEMP MACRO rf_ndcg_rel(rel, rank, gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_ndcg_rel', rank) THEN
+    CASE WHEN rf__rows_ok('rf_ndcg_rel', rel, rank) THEN
         rf__unchecked_ndcg_rel(rel, rank, gains := gains) END;

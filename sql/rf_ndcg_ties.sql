@@ -17,7 +17,8 @@ CREATE OR REPLACE TEMP MACRO rf_ndcg_ties(rel, tie_first, tie_size, k := NULL, g
                                           ideal := 'all') AS
     CASE WHEN rf__ok_k('rf_ndcg_ties', k)
               AND rf__ok(rf__choice('rf_ndcg_ties', 'gain', gain, ['linear', 'exponential']))
-              AND rf__ok(rf__choice('rf_ndcg_ties', 'ideal', ideal, ['all', 'retrieved'])) THEN
+              AND rf__ok(rf__choice('rf_ndcg_ties', 'ideal', ideal, ['all', 'retrieved']))
+              AND rf__grades_ok('rf_ndcg_ties', rel) THEN
         rf__ratio(
             rf__tie_dcg(rel, tie_first, tie_size, rf__k('rf_ndcg_ties', k),
                         rf__choice('rf_ndcg_ties', 'gain', gain, ['linear', 'exponential'])),

@@ -17,5 +17,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_num_nonrel_judged_ret(rel, rank, k :=
     count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_num_nonrel_judged_ret', k)) AND rel >= 0
                        AND rel < rf__threshold('rf_num_nonrel_judged_ret', threshold));
 CREATE OR REPLACE TEMP MACRO rf_num_nonrel_judged_ret(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_num_nonrel_judged_ret', rank) THEN
+    CASE WHEN rf__rows_ok('rf_num_nonrel_judged_ret', rel, rank) THEN
         rf__unchecked_num_nonrel_judged_ret(rel, rank, k, threshold := threshold) END;

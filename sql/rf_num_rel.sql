@@ -14,5 +14,5 @@
 CREATE OR REPLACE TEMP MACRO rf__unchecked_num_rel(rel, rank, threshold := 1) AS
     rf__num_relevant(rel, rf__threshold('rf_num_rel', threshold));
 CREATE OR REPLACE TEMP MACRO rf_num_rel(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_num_rel', rank) THEN
+    CASE WHEN rf__rows_ok('rf_num_rel', rel, rank) THEN
         rf__unchecked_num_rel(rel, rank, threshold := threshold) END;

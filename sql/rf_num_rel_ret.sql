@@ -15,5 +15,5 @@
 CREATE OR REPLACE TEMP MACRO rf__unchecked_num_rel_ret(rel, rank, k := NULL, threshold := 1) AS
     rf__hits(rel, rank, rf__k('rf_num_rel_ret', k), rf__threshold('rf_num_rel_ret', threshold));
 CREATE OR REPLACE TEMP MACRO rf_num_rel_ret(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_num_rel_ret', rank) THEN
+    CASE WHEN rf__rows_ok('rf_num_rel_ret', rel, rank) THEN
         rf__unchecked_num_rel_ret(rel, rank, k, threshold := threshold) END;

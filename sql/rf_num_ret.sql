@@ -14,4 +14,4 @@
 CREATE OR REPLACE TEMP MACRO rf__unchecked_num_ret(rel, rank, k := NULL) AS
     count(*) FILTER (WHERE rf__in_top(rank, rf__k('rf_num_ret', k)));
 CREATE OR REPLACE TEMP MACRO rf_num_ret(rel, rank, k := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_num_ret', rank) THEN rf__unchecked_num_ret(rel, rank, k) END;
+    CASE WHEN rf__rows_ok('rf_num_ret', rel, rank) THEN rf__unchecked_num_ret(rel, rank, k) END;

@@ -26,4 +26,4 @@ CREATE OR REPLACE TEMP MACRO rf__precision_body(rel, rank, k, threshold, divisor
 CREATE OR REPLACE TEMP MACRO rf__unchecked_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') AS
     rf__precision_body(rel, rank, k, threshold, divisor, true);
 CREATE OR REPLACE TEMP MACRO rf_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') AS
-    rf__precision_body(rel, rank, k, threshold, divisor, rf__ranks_ok('rf_precision', rank));
+    rf__precision_body(rel, rank, k, threshold, divisor, rf__rows_ok('rf_precision', rel, rank));

@@ -17,7 +17,8 @@
 CREATE OR REPLACE TEMP MACRO rf_precision_ties(rel, tie_first, tie_size, k := NULL, threshold := 1,
                                                divisor := 'k') AS
     CASE WHEN rf__ok_k('rf_precision_ties', k) AND rf__ok(rf__threshold('rf_precision_ties', threshold))
-              AND rf__ok(rf__choice('rf_precision_ties', 'divisor', divisor, ['k', 'min'])) THEN
+              AND rf__ok(rf__choice('rf_precision_ties', 'divisor', divisor, ['k', 'min']))
+              AND rf__grades_ok('rf_precision_ties', rel) THEN
         CASE WHEN rf__k('rf_precision_ties', k) IS NULL THEN rf__ratio(
                  rf__tie_hits(rel, tie_first, tie_size, k,
                               rf__threshold('rf_precision_ties', threshold)), count(tie_first))

@@ -15,8 +15,8 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_r_precision(rel, rank, threshold := 1
     rf__ratio(
         coalesce(len(list_filter(
             rf__relevant_ranks(rel, rank, NULL, rf__threshold('rf_r_precision', threshold)),
-            lambda r: r <= rf__num_relevant(rel, threshold))), 0),
+            lambda r: r <= rf__num_relevant(rel, threshold)::UHUGEINT)), 0),
         rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_r_precision(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_r_precision', rank) THEN
+    CASE WHEN rf__rows_ok('rf_r_precision', rel, rank) THEN
         rf__unchecked_r_precision(rel, rank, threshold := threshold) END;

@@ -29,5 +29,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_r_precision_mult(rel, rank, multiple,
             lambda r: r <= rf__r_multiple_cut(rf__num_relevant(rel, threshold), multiple))), 0),
         rf__r_multiple_cut(rf__num_relevant(rel, threshold), multiple));
 CREATE OR REPLACE TEMP MACRO rf_r_precision_mult(rel, rank, multiple, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_r_precision_mult', rank) THEN
+    CASE WHEN rf__rows_ok('rf_r_precision_mult', rel, rank) THEN
         rf__unchecked_r_precision_mult(rel, rank, multiple, threshold := threshold) END;

@@ -32,22 +32,22 @@ CREATE OR REPLACE TEMP MACRO rf_rbo(rank_a, rank_b, p := 0.9, depth := NULL,
                         WHERE rank_a <= coalesce(depth, rank_a) AND rank_b <= coalesce(depth, rank_b)),
                         [])}],
             lambda c: list_transform([{
-                's': least(c.la, c.lb), 'l': greatest(c.la, c.lb), 'both': c.both,
-                'xs': len(list_filter(c.both, lambda m: m <= least(c.la, c.lb))),
-                'xl': len(c.both), 'p': rf__persistence('rf_rbo', p)}],
+                's': least(c['la'], c['lb']), 'l': greatest(c['la'], c['lb']), 'both': c['both'],
+                'xs': len(list_filter(c['both'], lambda m: m <= least(c['la'], c['lb']))),
+                'xl': len(c['both']), 'p': rf__persistence('rf_rbo', p)}],
                 lambda g: CASE
-                    WHEN g.s = 0 THEN 0
+                    WHEN g['s'] = 0 THEN 0
                     WHEN rf__flag('rf_rbo', 'extrapolated', extrapolated) THEN
-                        (1 - g.p) / g.p * (
-                            list_sum(list_transform(range(1, g.l + 1), lambda d:
-                                len(list_filter(g.both, lambda m: m <= d)) * pow(g.p, d) / d))
-                            + g.xs / g.s * coalesce(list_sum(list_transform(range(g.s + 1, g.l + 1),
-                                lambda d: (d - g.s) * pow(g.p, d) / d)), 0))
-                        + ((g.xl - g.xs) / g.l + g.xs / g.s) * pow(g.p, g.l)
+                        (1 - g['p']) / g['p'] * (
+                            list_sum(list_transform(range(1, g['l'] + 1), lambda d:
+                                len(list_filter(g['both'], lambda m: m <= d)) * pow(g['p'], d) / d))
+                            + g['xs'] / g['s'] * coalesce(list_sum(list_transform(range(g['s'] + 1, g['l'] + 1),
+                                lambda d: (d - g['s']) * pow(g['p'], d) / d)), 0))
+                        + ((g['xl'] - g['xs']) / g['l'] + g['xs'] / g['s']) * pow(g['p'], g['l'])
                     ELSE
-                        (1 - g.p) / g.p * (
-                            list_sum(list_transform(range(1, g.l + 1), lambda d:
-                                (len(list_filter(g.both, lambda m: m <= d)) - g.xl) * pow(g.p, d) / d))
-                            - g.xl * ln(1 - g.p))
+                        (1 - g['p']) / g['p'] * (
+                            list_sum(list_transform(range(1, g['l'] + 1), lambda d:
+                                (len(list_filter(g['both'], lambda m: m <= d)) - g['xl']) * pow(g['p'], d) / d))
+                            - g['xl'] * ln(1 - g['p']))
                     END)[1])[1]::DOUBLE
     END;

@@ -27,18 +27,21 @@
 -- g the gain; s and c unused) sorted by rank, as trec_eval adds it: one at a time in rank
 -- order, p^(r - 1) a running product multiplied by p once per position (a rank gap too, up
 -- to rf__floor_steps times: the product then no longer changes), not pow. The fold's
--- state: s the sum, c the weight of position r.
+-- state: s the sum, c the weight of position r. Ranks are DOUBLEs: exact up to 2^53, and a
+-- deeper rank lies beyond the floor, where a gap (read as at least 0) changes nothing.
 CREATE OR REPLACE TEMP MACRO rf__rbp_sum(rows, p) AS
     list_reduce(rows, lambda a, b: list_transform(
-        [list_reduce(list_resize([a.c], least(b.r - a.r, rf__floor_steps(p)) + 1, p::DOUBLE),
+        [list_reduce(list_resize([a['c']],
+                                 greatest(least(b['r'] - a['r'], rf__floor_steps(p)), 0)::BIGINT + 1,
+                                 p::DOUBLE),
                      lambda x, y: x * y)],
-        lambda w: {'s': a.s + b.g * w, 'c': w * p, 'r': b.r + 1, 'g': 0.0::DOUBLE})[1],
-        {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'g': 0.0::DOUBLE}).s;
+        lambda w: {'s': a['s'] + b['g'] * w, 'c': w * p, 'r': b['r'] + 1, 'g': 0.0::DOUBLE})[1],
+        {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::DOUBLE, 'g': 0.0::DOUBLE}).s;
 
 -- The retrieved rows as rf__rbp_sum reads them, g the grade ``grade``.
 CREATE OR REPLACE TEMP MACRO rf__rbp_rows(grade, rank) AS
-    coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'g': grade::DOUBLE}
-                  ORDER BY rank) FILTER (WHERE rank IS NOT NULL), []);
+    coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': try_cast(rank AS DOUBLE),
+                   'g': grade::DOUBLE} ORDER BY rank) FILTER (WHERE rank IS NOT NULL), []);
 
 -- rf__unchecked_rbp: the body, without the rank guard (for tables checked already, as by
 -- rankframe.evaluate); rf_rbp is the guarded macro. Graded gains: rel / top clipped to 1
@@ -54,16 +57,16 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp(rel, rank, p := 0.8, threshold :=
                 CASE WHEN rf__relevant(rel, rf__threshold('rf_rbp', threshold)) THEN 1.0 ELSE 0.0 END,
                 rank), p)
             ELSE rf__rbp_sum(list_transform(rf__rbp_rows(rel, rank), lambda e: {
-                's': e.s, 'c': e.c, 'r': e.r,
-                'g': CASE WHEN e.g > 0 AND coalesce(max_grade, max(rel)) > 0
+                's': e['s'], 'c': e['c'], 'r': e['r'],
+                'g': CASE WHEN e['g'] > 0 AND coalesce(max_grade, max(rel)) > 0
                           THEN CASE WHEN rf__flag('rf_rbp', 'clip', clip)
-                                    THEN least(e.g / coalesce(max_grade, max(rel))::DOUBLE, 1.0)
-                                    ELSE e.g / coalesce(max_grade, max(rel))::DOUBLE END
+                                    THEN least(e['g'] / coalesce(max_grade, max(rel))::DOUBLE, 1.0)
+                                    ELSE e['g'] / coalesce(max_grade, max(rel))::DOUBLE END
                           ELSE 0.0 END::DOUBLE}), p)
         END::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_rbp(rel, rank, p := 0.8, threshold := 1, graded := false,
                                     max_grade := NULL, clip := true) AS
-    CASE WHEN rf__ranks_ok('rf_rbp', rank) THEN
+    CASE WHEN rf__rows_ok('rf_rbp', rel, rank) THEN
         rf__unchecked_rbp(rel, rank, p := p, threshold := threshold, graded := graded,
                 max_grade := max_grade, clip := clip) END;

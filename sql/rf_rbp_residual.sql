@@ -25,27 +25,32 @@ CREATE OR REPLACE TEMP MACRO rf__rbp_residual_near(p) AS
 
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rbp_residual(rel, rank, p := 0.8) AS
     list_transform([{
-        'known': coalesce(list({'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': rank::BIGINT, 'k': true}
-                               ORDER BY rank) FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)),
-                          []),
-        'd': coalesce(max(rank), 0)::BIGINT, 'near': rf__rbp_residual_near(p)}],
-        lambda v: list_transform([CASE WHEN v.d <= v.near THEN v.known
-                                       ELSE list_filter(v.known, lambda e: e.r <= v.near) END],
+        'known': coalesce(list(rf__rank_value(rank) ORDER BY rank)
+                              FILTER (WHERE rank IS NOT NULL AND rf__judged(rel)), []),
+        'd': coalesce(rf__rank_value(max(rank)), 0::UHUGEINT),
+        'near': rf__rbp_residual_near(p)::UHUGEINT}],
+        -- marks: the known positions up to near, as the fold's elements (BIGINT positions).
+        lambda v: list_transform([list_transform(
+                list_filter(v['known'], lambda e: e <= v['near']),
+                lambda e: {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': e::BIGINT, 'k': true})],
             lambda marks: list_transform([list_reduce(list_append(marks,
-                    {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': least(v.d, v.near) + 1, 'k': false}),
+                    {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE, 'r': least(v['d'], v['near'])::BIGINT + 1,
+                     'k': false}),
                 lambda a, b: list_transform(
-                    [list_reduce(list_resize([{'s': a.s, 'c': a.c}], b.r - a.r + 1,
+                    [list_reduce(list_resize([{'s': a['s'], 'c': a['c']}], b['r'] - a['r'] + 1,
                                              {'s': 0.0::DOUBLE, 'c': 0.0::DOUBLE}),
-                                 lambda x, y: {'s': x.s + x.c, 'c': x.c * p::DOUBLE})],
-                    lambda u: {'s': u.s, 'c': CASE WHEN b.k THEN u.c * p::DOUBLE ELSE u.c END,
-                               'r': b.r + 1, 'k': b.k})[1],
+                                 lambda x, y: {'s': x['s'] + x['c'], 'c': x['c'] * p::DOUBLE})],
+                    lambda u: {'s': u['s'], 'c': CASE WHEN b['k'] THEN u['c'] * p::DOUBLE ELSE u['c'] END,
+                               'r': b['r'] + 1, 'k': b['k']})[1],
                 {'s': 0.0::DOUBLE, 'c': 1.0::DOUBLE, 'r': 1::BIGINT, 'k': true})],
-                -- n = v.d - v.near - (known beyond near): the unknown deeper positions.
-                lambda f: f.c + (1 - rf__persistence('rf_rbp_residual', p))
-                          * CASE WHEN v.d - v.near - len(v.known) + len(marks) > 0
-                                 THEN f.s + (v.d - v.near - len(v.known) + len(marks))::DOUBLE
-                                            * f.c
-                                 ELSE f.s END)[1])[1])[1]::DOUBLE;
+                -- n = d - near - (known beyond near): the unknown deeper positions, counted
+                -- in UHUGEINT (d may be any rank).
+                lambda f: f['c'] + (1 - rf__persistence('rf_rbp_residual', p))
+                          * CASE WHEN v['d'] > v['near'] + (len(v['known']) - len(marks))::UHUGEINT
+                                 THEN f['s'] + (v['d'] - v['near']
+                                                - (len(v['known']) - len(marks))::UHUGEINT)::DOUBLE
+                                            * f['c']
+                                 ELSE f['s'] END)[1])[1])[1]::DOUBLE;
 CREATE OR REPLACE TEMP MACRO rf_rbp_residual(rel, rank, p := 0.8) AS
-    CASE WHEN rf__ranks_ok('rf_rbp_residual', rank) THEN
+    CASE WHEN rf__rows_ok('rf_rbp_residual', rel, rank) THEN
         rf__unchecked_rbp_residual(rel, rank, p := p) END;

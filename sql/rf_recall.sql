@@ -21,4 +21,4 @@ CREATE OR REPLACE TEMP MACRO rf__recall_body(rel, rank, k, threshold, ranks_ok) 
 CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k := NULL, threshold := 1) AS
     rf__recall_body(rel, rank, k, threshold, true);
 CREATE OR REPLACE TEMP MACRO rf_recall(rel, rank, k := NULL, threshold := 1) AS
-    rf__recall_body(rel, rank, k, threshold, rf__ranks_ok('rf_recall', rank));
+    rf__recall_body(rel, rank, k, threshold, rf__rows_ok('rf_recall', rel, rank));

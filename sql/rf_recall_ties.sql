@@ -11,7 +11,8 @@
 --         (NULL, 2, 2), (1, 2, 2), (1, 4, 1), (2, NULL, NULL)) t(rel, tie_first, tie_size);
 --     => 0.1667
 CREATE OR REPLACE TEMP MACRO rf_recall_ties(rel, tie_first, tie_size, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ok_k('rf_recall_ties', k) AND rf__ok(rf__threshold('rf_recall_ties', threshold)) THEN
+    CASE WHEN rf__ok_k('rf_recall_ties', k) AND rf__ok(rf__threshold('rf_recall_ties', threshold))
+              AND rf__grades_ok('rf_recall_ties', rel) THEN
         rf__ratio(rf__tie_hits(rel, tie_first, tie_size, rf__k('rf_recall_ties', k),
                                rf__threshold('rf_recall_ties', threshold)),
                   rf__num_relevant(rel, threshold))::DOUBLE

@@ -18,9 +18,9 @@ CREATE OR REPLACE TEMP MACRO rf__reciprocal_rank_body(rel, rank, k, threshold, r
               AND rf__ok(rf__threshold('rf_reciprocal_rank', threshold))
               AND ranks_ok THEN
         coalesce(1 / (min(rank) FILTER (
-            WHERE rf__relevant(rel, threshold) AND rf__in_top(rank, k)))::DOUBLE, 0::DOUBLE)
+            WHERE rel >= threshold AND rf__in_top(rank, k)))::DOUBLE, 0::DOUBLE)
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
     rf__reciprocal_rank_body(rel, rank, k, threshold, true);
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
-    rf__reciprocal_rank_body(rel, rank, k, threshold, rf__ranks_ok('rf_reciprocal_rank', rank));
+    rf__reciprocal_rank_body(rel, rank, k, threshold, rf__rows_ok('rf_reciprocal_rank', rel, rank));

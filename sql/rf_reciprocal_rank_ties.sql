@@ -26,21 +26,22 @@ CREATE OR REPLACE TEMP MACRO rf__first_relevant_rr_ties(f, t, r, k) AS
                        lambda j: {'value': 0::DOUBLE, 'chance': 0::DOUBLE, 'j': j,
                                   'f': f::BIGINT, 't': t::BIGINT, 'r': r::BIGINT}),
         lambda acc, step: {
-            'value': acc.value
-                + CASE WHEN step.j = 1 THEN step.r / step.t
-                       ELSE acc.chance * (step.t - step.r - step.j + 2) / (step.t - step.j + 1)
-                  END / (step.f + step.j - 1),
-            'chance': CASE WHEN step.j = 1 THEN step.r / step.t
-                           ELSE acc.chance * (step.t - step.r - step.j + 2)
-                                / (step.t - step.j + 1) END,
-            'j': step.j, 'f': step.f, 't': step.t, 'r': step.r},
+            'value': acc['value']
+                + CASE WHEN step['j'] = 1 THEN step['r'] / step['t']
+                       ELSE acc['chance'] * (step['t'] - step['r'] - step['j'] + 2) / (step['t'] - step['j'] + 1)
+                  END / (step['f'] + step['j'] - 1),
+            'chance': CASE WHEN step['j'] = 1 THEN step['r'] / step['t']
+                           ELSE acc['chance'] * (step['t'] - step['r'] - step['j'] + 2)
+                                / (step['t'] - step['j'] + 1) END,
+            'j': step['j'], 'f': step['f'], 't': step['t'], 'r': step['r']},
         {'value': 0::DOUBLE, 'chance': 0::DOUBLE, 'j': 0::BIGINT, 'f': 0::BIGINT,
          't': 0::BIGINT, 'r': 0::BIGINT}).value, 0)::DOUBLE;
 
 CREATE OR REPLACE TEMP MACRO rf_reciprocal_rank_ties(rel, tie_first, tie_size, k := NULL,
                                                      threshold := 1) AS
     CASE WHEN rf__ok_k('rf_reciprocal_rank_ties', k)
-              AND rf__ok(rf__threshold('rf_reciprocal_rank_ties', threshold)) THEN
+              AND rf__ok(rf__threshold('rf_reciprocal_rank_ties', threshold))
+              AND rf__grades_ok('rf_reciprocal_rank_ties', rel) THEN
         rf__first_relevant_rr_ties(
             min(tie_first) FILTER (WHERE tie_first IS NOT NULL AND rf__relevant(rel,
                 rf__threshold('rf_reciprocal_rank_ties', threshold))),

@@ -20,5 +20,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_relative_precision(rel, rank, k := NU
                        rf__threshold('rf_relative_precision', threshold)),
               least(coalesce(k, count(rank)), rf__num_relevant(rel, threshold)));
 CREATE OR REPLACE TEMP MACRO rf_relative_precision(rel, rank, k := NULL, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_relative_precision', rank) THEN
+    CASE WHEN rf__rows_ok('rf_relative_precision', rel, rank) THEN
         rf__unchecked_relative_precision(rel, rank, k, threshold := threshold) END;

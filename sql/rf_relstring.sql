@@ -16,15 +16,16 @@
 -- by rankframe.evaluate); rf_relstring is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_relstring(rel, rank, length := 10) AS
     array_to_string(list_transform(
-        range(1, (least(coalesce(rf__cutoff('rf_relstring', 'length', length), max(rank)),
-                        coalesce(max(rank), 0)) + 1)::BIGINT),
+        range(1, (least(coalesce(rf__cutoff_value(rf__cutoff('rf_relstring', 'length', length)),
+                                 rf__rank_value(max(rank))),
+                        coalesce(rf__rank_value(max(rank)), 0::UHUGEINT)) + 1)::BIGINT),
         lambda p: coalesce(map_extract_value(map_from_entries(
-            list({'key': rank, 'value': CASE WHEN rel IS NULL THEN '-'
+            list({'key': rf__rank_value(rank), 'value': CASE WHEN rel IS NULL THEN '-'
                                              WHEN rel < 0 THEN '.'
                                              WHEN rel != floor(rel) THEN '<'
                                              WHEN rel > 9 THEN '>'
                                              ELSE chr(48 + rel::INTEGER) END})
-                FILTER (WHERE rank IS NOT NULL)), p), '-')), '');
+                FILTER (WHERE rank IS NOT NULL)), p::UHUGEINT), '-')), '');
 CREATE OR REPLACE TEMP MACRO rf_relstring(rel, rank, length := 10) AS
-    CASE WHEN rf__ranks_ok('rf_relstring', rank) THEN
+    CASE WHEN rf__rows_ok('rf_relstring', rel, rank) THEN
         rf__unchecked_relstring(rel, rank, length := length) END;

@@ -24,24 +24,24 @@
 -- every sum adds its terms one at a time in order, n log n per query.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_rndcg(rel, rank, threshold := 1, gains := NULL) AS
     CASE WHEN rf__num_relevant(rel, rf__threshold('rf_rndcg', threshold)) = 0 THEN 0::DOUBLE ELSE
-    list_transform([{'best': rf__ideal_gains(rel, rf__gains('rf_rndcg', gains)),
+    list_transform([{'best': rf__ideal_gains(rel, rank, rf__gains('rf_rndcg', gains)),
                      'points': rf__gain_points(rel, rank, rf__gains('rf_rndcg', gains)),
-                     'n': coalesce(max(rank), 0)}],
-        lambda v: list_transform([list_reduce(rf__events(v.best, v.points,
-                list_filter(range(1, len(v.best) + 1),
-                            lambda i: i = len(v.best) OR v.best[i] != v.best[i + 1])), lambda a, e:
-                CASE WHEN e.kind = 0 THEN {'idcg': a.idcg + e.x, 'dcg': a.dcg, 'sum': a.sum,
-                                           'terms': a.terms}
-                     WHEN e.kind = 1 THEN {'idcg': a.idcg, 'dcg': a.dcg + e.x, 'sum': a.sum,
-                                           'terms': a.terms}
-                     ELSE {'idcg': a.idcg, 'dcg': a.dcg, 'sum': a.sum + a.dcg / a.idcg,
-                           'terms': a.terms + 1} END,
+                     'n': coalesce(rf__rank_value(max(rank)), 0::UHUGEINT)}],
+        lambda v: list_transform([list_reduce(rf__events(v['best'], v['points'],
+                list_filter(range(1, len(v['best']) + 1),
+                            lambda i: i = len(v['best']) OR v['best'][i] != v['best'][i + 1])), lambda a, e:
+                CASE WHEN e['kind'] = 0 THEN {'idcg': a['idcg'] + e['x'], 'dcg': a['dcg'], 'sum': a['sum'],
+                                           'terms': a['terms']}
+                     WHEN e['kind'] = 1 THEN {'idcg': a['idcg'], 'dcg': a['dcg'] + e['x'], 'sum': a['sum'],
+                                           'terms': a['terms']}
+                     ELSE {'idcg': a['idcg'], 'dcg': a['dcg'], 'sum': a['sum'] + a['dcg'] / a['idcg'],
+                           'terms': a['terms'] + 1} END,
             {'idcg': 0::DOUBLE, 'dcg': 0::DOUBLE, 'sum': 0::DOUBLE, 'terms': 0::BIGINT})],
-            lambda f: CASE WHEN len(v.best) > 0 AND v.n > len(v.best) + 1
-                           THEN (f.sum + f.dcg / f.idcg) / (f.terms + 1)
-                           WHEN f.terms > 0 THEN f.sum / f.terms
+            lambda f: CASE WHEN len(v['best']) > 0 AND v['n'] > (len(v['best']) + 1)::UHUGEINT
+                           THEN (f['sum'] + f['dcg'] / f['idcg']) / (f['terms'] + 1)
+                           WHEN f['terms'] > 0 THEN f['sum'] / f['terms']
                            ELSE 0::DOUBLE END)[1])[1]
     END;
 CREATE OR REPLACE TEMP MACRO rf_rndcg(rel, rank, threshold := 1, gains := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_rndcg', rank) THEN
+    CASE WHEN rf__rows_ok('rf_rndcg', rel, rank) THEN
         rf__unchecked_rndcg(rel, rank, threshold := threshold, gains := gains) END;

@@ -17,5 +17,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_set_map(rel, rank, threshold := 1) AS
                   * rf__hits(rel, rank, NULL, threshold),
               count(rank) * rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_set_map(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_set_map', rank) THEN
+    CASE WHEN rf__rows_ok('rf_set_map', rel, rank) THEN
         rf__unchecked_set_map(rel, rank, threshold := threshold) END;

@@ -12,14 +12,14 @@
 CREATE OR REPLACE TEMP MACRO rf_spearman_rho(x, y) AS
     list_transform([rf__pairs(x, y)], lambda l:
         list_transform([list_transform(l, lambda a: {
-            'a': len(list_filter(l, lambda b: b.x < a.x))
-                 + (len(list_filter(l, lambda b: b.x = a.x)) + 1) / 2 - (len(l) + 1) / 2,
-            'b': len(list_filter(l, lambda b: b.y < a.y))
-                 + (len(list_filter(l, lambda b: b.y = a.y)) + 1) / 2 - (len(l) + 1) / 2})],
+            'a': len(list_filter(l, lambda b: b['x'] < a['x']))
+                 + (len(list_filter(l, lambda b: b['x'] = a['x'])) + 1) / 2 - (len(l) + 1) / 2,
+            'b': len(list_filter(l, lambda b: b['y'] < a['y']))
+                 + (len(list_filter(l, lambda b: b['y'] = a['y'])) + 1) / 2 - (len(l) + 1) / 2})],
             lambda r: CASE
-                WHEN coalesce(list_sum(list_transform(r, lambda z: z.a * z.a))
-                              * list_sum(list_transform(r, lambda z: z.b * z.b)), 0) > 0
-                THEN list_sum(list_transform(r, lambda z: z.a * z.b))
-                     / sqrt(list_sum(list_transform(r, lambda z: z.a * z.a))
-                            * list_sum(list_transform(r, lambda z: z.b * z.b)))
+                WHEN coalesce(list_sum(list_transform(r, lambda z: z['a'] * z['a']))
+                              * list_sum(list_transform(r, lambda z: z['b'] * z['b'])), 0) > 0
+                THEN list_sum(list_transform(r, lambda z: z['a'] * z['b']))
+                     / sqrt(list_sum(list_transform(r, lambda z: z['a'] * z['a']))
+                            * list_sum(list_transform(r, lambda z: z['b'] * z['b'])))
                 ELSE 0 END)[1])[1]::DOUBLE;

@@ -19,4 +19,4 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_unjudged(rel, rank, k := NULL) AS
                   coalesce(k, count(rank)))::DOUBLE
     END;
 CREATE OR REPLACE TEMP MACRO rf_unjudged(rel, rank, k := NULL) AS
-    CASE WHEN rf__ranks_ok('rf_unjudged', rank) THEN rf__unchecked_unjudged(rel, rank, k) END;
+    CASE WHEN rf__rows_ok('rf_unjudged', rel, rank) THEN rf__unchecked_unjudged(rel, rank, k) END;

@@ -50,6 +50,6 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_utility(rel, rank, threshold := 1, a 
                       rf__num_relevant(rel, threshold));
 CREATE OR REPLACE TEMP MACRO rf_utility(rel, rank, threshold := 1, a := 1, b := -1, c := 0, d := 0,
                                         num_docs := 0, empty := 'counts') AS
-    CASE WHEN rf__ranks_ok('rf_utility', rank) THEN
+    CASE WHEN rf__rows_ok('rf_utility', rel, rank) THEN
         rf__unchecked_utility(rel, rank, threshold := threshold, a := a, b := b, c := c, d := d,
                               num_docs := num_docs, empty := empty) END;

@@ -20,5 +20,5 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_yaap(rel, rank, threshold := 1) AS
           - coalesce(list_sum(list_transform(rf__relevant_ranks(rel, rank, NULL, threshold),
                                              lambda r, j: j::DOUBLE / r::DOUBLE)), 0)::DOUBLE));
 CREATE OR REPLACE TEMP MACRO rf_yaap(rel, rank, threshold := 1) AS
-    CASE WHEN rf__ranks_ok('rf_yaap', rank) THEN
+    CASE WHEN rf__rows_ok('rf_yaap', rel, rank) THEN
         rf__unchecked_yaap(rel, rank, threshold := threshold) END;
