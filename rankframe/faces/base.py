@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import polars as pl
 
-from rankframe.errors import MeasureError
+from rankframe.errors import InputError, MeasureError
 from rankframe.measures import Measure, parse_all
 from rankframe.registry import METRICS
 from rankframe.table.judge import Ties
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rankframe.registry import Metric
 
 __all__ = ["Face", "JudgeOptions", "PolarsNative", "Role", "Ties", "exact_metrics", "parse_for",
-           "preparing", "require_support", "result_dtypes", "supports"]
+           "preparing", "require_support", "result_dtypes", "signed_integers", "supports"]
 
 #: ``engine``: evaluates Polars frames in process (``evaluate(..., engine=name)``);
 #: ``cluster``: evaluates its own distributed tables; ``oracle``: the slow reference.
@@ -162,6 +162,28 @@ def preparing(face: Face, measures: Sequence[Measure], connection: Any = None
         yield
     finally:
         thread.join()
+
+
+#: Each unsigned integer dtype and a signed one that holds its values (UInt64: Int64, which
+#: holds every valid rank; a larger value is refused by name); a column without a value
+#: (dtype Null) as Int64, which every engine has.
+_SIGNED: dict[type[pl.DataType], pl.DataType] = {
+    pl.UInt8: pl.Int16(), pl.UInt16: pl.Int32(), pl.UInt32: pl.Int64(), pl.UInt64: pl.Int64(),
+    pl.Null: pl.Int64()}
+
+
+def signed_integers(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with each unsigned integer column as a signed one holding the same values,
+    and each column of dtype Null as Int64, for the engines that have neither (Spark,
+    PostgreSQL); an InputError names a column holding a value above 2^63 - 1."""
+    casts = {name: _SIGNED[type(dtype)] for name, dtype in frame.schema.items()
+             if type(dtype) in _SIGNED}
+    for name in casts:
+        top = frame.get_column(name).max()
+        if isinstance(top, int) and top > 2**63 - 1:
+            raise InputError(f"column {name!r} holds {top}, above 2^63 - 1, the largest "
+                             f"integer this engine holds")
+    return frame.with_columns(pl.col(n).cast(d) for n, d in casts.items()) if casts else frame
 
 
 def supports(face: Face, metric: Metric) -> bool:

@@ -14,7 +14,7 @@ import ibis
 import polars as pl
 
 from rankframe.errors import RankframeError
-from rankframe.faces.base import Face, Role, Ties
+from rankframe.faces.base import Face, Role, Ties, signed_integers
 from rankframe.faces.ibis import (
     catalog,
     correlation,
@@ -162,7 +162,9 @@ class IbisFace(IbisJudge):
 
         Ibis 12 uploads an in-memory table to SQLite through pandas, which turns an integer
         column with NULLs into floats (2^62 + 1 becomes 2^62); such frames go as Python
-        objects under the frame's own schema instead."""
+        objects under the frame's own schema instead. Unsigned integers go as signed ones
+        (PostgreSQL has no unsigned type)."""
+        frame = signed_integers(frame)
         if self.backend == "sqlite" and any(
                 dtype.is_integer() and frame[name].null_count()
                 for name, dtype in frame.schema.items()):

@@ -108,10 +108,11 @@ def discount(position: Column) -> Column:
     """log2(i + 1) for 1-based positions i: C's log2 (a table parsed once per plan, text to
     double being exact for the shortest repr) up to :data:`EXACT_LOG2_POSITIONS`, Spark's
     log2 beyond (docs/semantics.md#exactness)."""
-    n = position.cast("long") + F.lit(1)
+    i = position.cast("long")
     table = F.split(F.lit(_LOG2_TEXT), ",").cast("array<double>")
-    return F.when(n <= EXACT_LOG2_POSITIONS + 1, F.element_at(table, n.cast("int"))).otherwise(
-        F.log2(n.cast("double")))
+    # i + 1 in a long only within the table: a rank of 2^63 - 1 would overflow it.
+    return F.when(i <= EXACT_LOG2_POSITIONS, F.element_at(table, (i + F.lit(1)).cast("int"))
+                  ).otherwise(F.log2(i.cast("double") + F.lit(1.0)))
 
 
 def relevant_hits(rel: Column, rank: Column, k: int | None, threshold: float) -> Column:

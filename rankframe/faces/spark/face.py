@@ -14,7 +14,15 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from rankframe.errors import InputError
-from rankframe.faces.base import Face, JudgeOptions, Role, Ties, exact_metrics, parse_for
+from rankframe.faces.base import (
+    Face,
+    JudgeOptions,
+    Role,
+    Ties,
+    exact_metrics,
+    parse_for,
+    signed_integers,
+)
 from rankframe.faces.spark import (
     catalog,
     correlation,
@@ -136,6 +144,7 @@ class SparkFace:
         """``frame`` as a Spark DataFrame of the active (or a new local) session."""
         from pyspark.sql import SparkSession
 
+        frame = signed_integers(frame)  # Spark has no unsigned type
         schema = ", ".join(f"`{c}` {_TO_SPARK[type(t)]}" for c, t in frame.schema.items())
         return SparkSession.builder.getOrCreate().createDataFrame(frame.rows(), schema)
 

@@ -33,13 +33,15 @@ def _running_weight(p: float, weight: Column, steps: Column) -> Column:
 
 def _rbp_sum(p: float, rows: Column) -> Column:
     """sum of g * p^(r - 1) over ``rows``, an array of structs (r, g) sorted by rank, added
-    one at a time as trec_eval's loop does, the weight a running product."""
-    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(1).cast("long").alias("r"))
+    one at a time as trec_eval's loop does, the weight a running product: ``c`` is p^r of
+    the last rank r added (0 before the first), so that no rank is added to (2^63 - 1 is a
+    valid rank)."""
+    start = F.struct(F.lit(0.0).alias("s"), F.lit(1.0).alias("c"), F.lit(0).cast("long").alias("r"))
 
     def step(acc: Column, row: Column) -> Column:
-        w = _running_weight(p, acc["c"], row["r"] - acc["r"])
+        w = _running_weight(p, acc["c"], row["r"] - acc["r"] - F.lit(1))
         return F.struct((acc["s"] + row["g"] * w).alias("s"), (w * F.lit(p)).alias("c"),
-                        (row["r"] + F.lit(1)).alias("r"))
+                        row["r"].alias("r"))
 
     return F.aggregate(rows, start, step)["s"]
 
