@@ -90,7 +90,7 @@ def evaluate(
 
 _TO_SPARK = {pl.String: "string", pl.Int64: "long", pl.Int32: "int", pl.Int16: "short",
              pl.Int8: "byte", pl.Float64: "double", pl.Float32: "float",
-             pl.Boolean: "boolean", pl.Null: "double", pl.Enum: "string",
+             pl.Boolean: "boolean", pl.Enum: "string",
              pl.Categorical: "string", pl.List: "array<double>"}
 
 
