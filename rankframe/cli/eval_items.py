@@ -3,7 +3,9 @@ diversity, serendipity, AWRF ...) of each run, in the tidy table.
 
 ``--items``, ``--train`` and ``--target`` name the tables of a :class:`rankframe.Catalog`
 (parquet, or CSV with a header), ``--catalog KEY=VALUE`` its other settings; the run and
-qrels files are TREC files (query = user, docid = item). Each run is evaluated whole by
+qrels files are TREC files (query = user, docid = item); ``--catalog item=COLUMN`` and
+``user=COLUMN`` name the item and user columns of the side tables, which are read as docid
+and qid (their defaults). Each run is evaluated whole by
 :func:`rankframe.evaluate_run` (``-M`` its depth, ``-l`` its threshold, ``-J`` its
 ``judged_only``, ``-c`` its ``all_queries``) over trec_eval's queries: the qrels queries the
 run answered (``-c``: every qrels query), a run query without qrels left out. The output is
@@ -94,25 +96,73 @@ def _table(option: str, path: str | None) -> pl.DataFrame | None:
                          f"({exc})") from None
 
 
+#: The TREC files' columns, which the side tables' item and user columns are read as.
+_TREC_COLUMNS = {"item": "docid", "user": "qid"}
+
+#: What each side table must hold besides its attributes: (role, option naming it) pairs.
+_KEYS_OF = {"--items": ("item",), "--train": ("user", "item"), "--target": ()}
+
+
+def _side_table(option: str, path: str | None, names: dict[str, str]) -> pl.DataFrame | None:
+    """A side table read, its item and user columns (``names``: role -> the file's column)
+    renamed to the TREC files' docid and qid; an error naming the option and what to pass
+    when a key column is missing."""
+    table = _table(option, path)
+    if table is None:
+        return None
+    renames = {names[role]: _TREC_COLUMNS[role] for role in names
+               if names[role] in table.columns and names[role] != _TREC_COLUMNS[role]}
+    for column, trec in renames.items():
+        if trec in table.columns:
+            raise InputError(f"{option} {path}: has both {column!r} (its {trec} by --catalog) "
+                             f"and a {trec!r} column; keep one")
+    table = table.rename(renames)
+    for role in _KEYS_OF[option]:
+        if _TREC_COLUMNS[role] not in table.columns:
+            have = ", ".join(repr(c) for c in table.columns)
+            raise InputError(f"{option} {path}: no {role} column {names[role]!r} (its columns: "
+                             f"{have}); name yours with --catalog {role}=COLUMN")
+    return table
+
+
 def catalog_of(args: argparse.Namespace) -> Catalog:
-    """The Catalog the options describe (items and user columns default to docid and qid)."""
+    """The Catalog the options describe: the side tables' item and user columns (``--catalog
+    item=``, ``user=``; default docid and qid) read as the TREC files' docid and qid."""
     from rankframe.beyond.catalog import Catalog
 
-    settings: dict[str, Any] = {"item": "docid", "user": "qid"}
+    names = dict(_TREC_COLUMNS)
+    settings: dict[str, Any] = {}
     for setting in args.catalog:
         key, sep, value = setting.partition("=")
         if not sep or key not in CATALOG_KEYS:
             raise RankframeError(f"--catalog {setting!r}: expected KEY=VALUE with KEY one of "
                                  f"{', '.join(CATALOG_KEYS)}")
         try:
-            settings[key] = CATALOG_KEYS[key](value)
+            typed = CATALOG_KEYS[key](value)
         except ValueError:
             raise RankframeError(f"--catalog {setting!r}: {key} must be a number") from None
+        if key in names:
+            names[key] = str(typed)
+        else:
+            settings[key] = typed
+    items = _side_table("--items", args.items, names)
+    train = _side_table("--train", args.train, names)
+    target = _side_table("--target", args.target, {"user": names["user"]})
     try:
-        return Catalog(items=_table("--items", args.items), train=_table("--train", args.train),
-                       target=_table("--target", args.target), **settings)
+        return Catalog(items=items, train=train, target=target, item=_TREC_COLUMNS["item"],
+                       user=_TREC_COLUMNS["user"], **settings)
     except ValueError as exc:
         raise RankframeError(f"--catalog: {exc}") from None
+
+
+#: Words of the Catalog's errors about its inputs (a table, a column), which the command
+#: line follows with its own spelling of them.
+_ABOUT_THE_INPUTS = ("Catalog(", "table has no column")
+
+#: How the command line spells what an error in the Python API's words asks for.
+_ON_THE_COMMAND_LINE = ("on the command line: --items FILE, --train FILE, --target FILE and "
+                        "--catalog KEY=VALUE (category=, features=, group=, pop= name their "
+                        "columns)")
 
 
 def _rows(name: str, per_query: pl.DataFrame, measures: list[str], per_query_rows: bool,
@@ -154,9 +204,14 @@ def run(args: argparse.Namespace, paths: list[str]) -> int:
     engine = "polars" if args.engine in ("auto", "python") else args.engine
     tables = []
     for path in paths:
-        per_query = evaluate_run(read_run(path), qrels, measures, depth=args.M,
-                                 threshold=args.l, judged_only=args.J, engine=engine,
-                                 catalog=dataclasses.replace(catalog), all_queries=args.c)
+        try:
+            per_query = evaluate_run(read_run(path), qrels, measures, depth=args.M,
+                                     threshold=args.l, judged_only=args.J, engine=engine,
+                                     catalog=dataclasses.replace(catalog), all_queries=args.c)
+        except InputError as exc:  # the API's words for the inputs, and the options' too
+            if not any(words in str(exc) for words in _ABOUT_THE_INPUTS):
+                raise
+            raise InputError(f"{exc}; {_ON_THE_COMMAND_LINE}") from None
         tables.append((path, per_query))
     rows = [row for path, table in tables
             for row in _rows(path, table, measures, args.q, not args.n)]
