@@ -10,7 +10,8 @@ gives the number the peer's test expects.
 
 Usage::
 
-    pip install -e '.[peers]' scikit-learn     # the peers; scikit-learn: TorchMetrics' tests
+    pip install -e '.[peers]'                  # the peers, then what their own tests need:
+    pip install 'scikit-learn>1.5,<1.8' cachier trectools cwl-eval
     git clone https://github.com/cvangysel/pytrec_eval /tmp/pytrec_eval   # and so on
     python tools/peer_suites.py pytrec_eval /tmp/pytrec_eval
     python tools/peer_suites.py ranx /tmp/ranx
