@@ -203,11 +203,8 @@ CREATE OR REPLACE TEMP MACRO rf__in_top(rank, k) AS
 CREATE OR REPLACE TEMP MACRO rf__relevant(rel, threshold) AS
     coalesce(rel >= threshold, false);
 
--- numerator / denominator, 0 when the denominator is not > 0. No CASE (DuckDB's division
--- by 0 gives inf or NaN, not an error, and [a, b][i] picks one), so that DuckDB shares the
--- parts of both with the other macros of a SELECT.
 CREATE OR REPLACE TEMP MACRO rf__ratio(numerator, denominator) AS
-    [0::DOUBLE, numerator / denominator][coalesce((denominator > 0)::INTEGER, 0) + 1];
+    CASE WHEN denominator > 0 THEN numerator / denominator ELSE 0::DOUBLE END;
 
 -- Gain of a grade: linear g = rel, exponential g = 2^rel - 1; 0 for NULL or rel <= 0.
 CREATE OR REPLACE TEMP MACRO rf__gain(rel, gain) AS

@@ -32,9 +32,7 @@ CREATE OR REPLACE TEMP MACRO rf__ndcg_body(rel, rank, k, gain, ideal, gains, ran
               AND rf__ok(rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved']))
               AND rf__ok_gains('rf_ndcg', gains) THEN
         rf__guarded(ranks_ok,
-            -- the ideal DCG read through a lambda: bound once, not once per use in rf__ratio
-            list_transform([rf__idcg(rel, rank, k, gain, ideal, gains)], lambda rf_ideal:
-                rf__ratio(rf__dcg(rel, rank, k, gain, gains), rf_ideal))[1])
+            rf__ratio(rf__dcg(rel, rank, k, gain, gains), rf__idcg(rel, rank, k, gain, ideal, gains)))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
     rf__ndcg_body(rel, rank, k, gain, ideal, gains, true);
