@@ -82,71 +82,104 @@ CREATE OR REPLACE TEMP MACRO rf__rank_bits(rank, lo, hi) AS
     coalesce(bit_count(bitstring_agg(rf__bigint_rank(rank), lo, hi)
                        FILTER (WHERE rf__bigint_rank(rank) BETWEEN lo AND hi)), 0);
 
--- The ranks above 16384 of a group, those beyond BIGINT in their own type included, as a
--- list (NULL when none): few in practice, read by rf__distinct_ranks and by the guard's
--- test of the largest rank (no aggregate of its own).
-CREATE OR REPLACE TEMP MACRO rf__high_ranks(rank) AS
-    list(rank) FILTER (WHERE coalesce(rf__bigint_rank(rank) > 16384, rank IS NOT NULL));
+-- true for a rank column of a type that holds ranks beyond BIGINT (a constant, folded when
+-- the query is planned: typeof of a list is never NULL).
+CREATE OR REPLACE TEMP MACRO rf__wide_ranks(rank) AS
+    list_contains(['HUGEINT[]', 'UBIGINT[]', 'UHUGEINT[]'], typeof([rank]));
+
+-- The ranks of a group outside 1..16384 (below 1, above 16384, beyond BIGINT in their own
+-- type) as a list in the rank's own type ([] when none): few in practice. One aggregate
+-- read by every part of the guard that is not a bitmap: the rank type (the list's type),
+-- the smallest rank, the largest, and the distinct count of the ranks above 16384. Its
+-- filter is one range test per row: a NULL rank reads as 1, and a rank beyond BIGINT as 0
+-- (its column's type tested once, when the query is planned).
+CREATE OR REPLACE TEMP MACRO rf__odd_ranks(rank) AS
+    coalesce(list(rank) FILTER (WHERE coalesce(rf__bigint_rank(rank),
+                                               CASE WHEN rf__wide_ranks(rank) AND rank IS NOT NULL
+                                                    THEN 0 ELSE 1 END)
+                                      NOT BETWEEN 1 AND 16384), []);
 
 -- The number of distinct ranks of a group, exact, for ranks of an integer type >= 1 (any
 -- other rank fails the guard before this count is read). Not count(DISTINCT rank), a
 -- second hash table over every (group, rank) pair that cost several times the metrics:
 -- ranks 1-64 set bits in one 64-bit integer (rf__low_rank_bits); ranks up to 16384 in
 -- bitmaps, one per range (65-1024, 1025-16384), each made in a group at its first rank in
--- the range (120 and 1920 bytes); larger ranks, and those beyond BIGINT in their own type,
--- are listed and their distinct values counted.
+-- the range (120 and 1920 bytes); larger ranks are listed (rf__odd_ranks) and their
+-- distinct values counted.
 CREATE OR REPLACE TEMP MACRO rf__distinct_ranks(rank) AS
     rf__low_rank_bits(rank) + rf__rank_bits(rank, 65, 1024)
-    + rf__rank_bits(rank, 1025, 16384)
-    + coalesce(len(list_distinct(rf__high_ranks(rank))), 0);
+    + rf__rank_bits(rank, 1025, 16384) + len(list_distinct(rf__odd_ranks(rank)));
+
+-- What is wrong with a group's ranks, as the cause's text (NULL when nothing): a rank type
+-- that is not an integer type, a rank below 1, a rank above 2^63 - 1 (what every face
+-- counts ranks in), a rank twice; NULL (not retrieved) is valid. The first cause found,
+-- in that order. Its aggregates are read once, as the fields of a struct a lambda reads
+-- (each reference to a macro's parameter is a copy to bind), and the expression is the
+-- same in every macro of a SELECT (no argument of its own; no CASE around it, which
+-- DuckDB's common-subexpression pass does not look into), so that DuckDB evaluates it
+-- once per group for all of them.
+CREATE OR REPLACE TEMP MACRO rf__rank_problem(rank) AS
+    list_transform([{'odd': rf__odd_ranks(rank), 'n': count(rank),
+                     'distinct': rf__distinct_ranks(rank)}], lambda rf_s:
+        CASE WHEN NOT list_contains(['TINYINT[]', 'SMALLINT[]', 'INTEGER[]', 'BIGINT[]',
+                                     'HUGEINT[]', 'UTINYINT[]', 'USMALLINT[]', 'UINTEGER[]',
+                                     'UBIGINT[]', 'UHUGEINT[]', '"NULL"[]'],
+                                    typeof(rf_s['odd']))
+                 THEN 'rank must be of an integer type, got '
+                      || replace(typeof(rf_s['odd']), '[]', '') || ' (cast it, e.g. rank::BIGINT)'
+             WHEN try_cast(list_min(rf_s['odd']) AS HUGEINT) < 1
+                 THEN 'rank ' || list_min(rf_s['odd'])::VARCHAR
+                      || ' is below 1; ranks start at 1 (NULL = not retrieved)'
+             WHEN coalesce(try_cast(list_max(rf_s['odd']) AS HUGEINT) > 9223372036854775807,
+                           list_max(rf_s['odd']) IS NOT NULL)
+                 THEN 'rank ' || list_max(rf_s['odd'])::VARCHAR
+                      || ' is above 2^63 - 1 (9223372036854775807), the largest rank'
+             WHEN rf_s['n'] <> rf_s['distinct']
+                 THEN 'a rank occurs twice in a group (' || rf_s['n']::VARCHAR || ' ranks, '
+                      || rf_s['distinct']::VARCHAR || ' distinct); ranks must be unique '
+                      || 'within a query'
+        END)[1];
 
 -- The rank guard of every macro reading a rank column, evaluated once per group: true, or
--- an error naming the macro and the cause (docs/semantics.md#input-checks). A rank is of an
--- integer type, from 1 to 2^63 - 1 (what every face counts ranks in), and occurs at most
--- once in the group; NULL (not retrieved) is valid.
--- Its aggregates are the same in every macro, so that DuckDB computes them once for all the
--- guarded macros of a SELECT. It binds for a rank of any type, as the macros' bodies do
--- (they read ranks through rf__in_top and rf__ranks), so that the first branch names it.
+-- an error naming the macro and the cause (rf__rank_problem; docs/semantics.md#input-checks).
+-- error(NULL) is NULL, so error(fn || ': ' || problem) raises only where there is one.
 CREATE OR REPLACE TEMP MACRO rf__ranks_ok(fn, rank) AS
-    CASE WHEN NOT list_contains(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
-                                 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', '"NULL"'],
-                                typeof(min(rank)))
-             THEN error(fn || ': rank must be of an integer type, got ' || typeof(min(rank))
-                        || ' (cast it, e.g. rank::BIGINT)')
-         WHEN try_cast(min(rank) AS HUGEINT) < 1
-             THEN error(fn || ': rank ' || min(rank)::VARCHAR
-                        || ' is below 1; ranks start at 1 (NULL = not retrieved)')
-         WHEN coalesce(try_cast(list_max(rf__high_ranks(rank)) AS HUGEINT) > 9223372036854775807,
-                       list_max(rf__high_ranks(rank)) IS NOT NULL)
-             THEN error(fn || ': rank ' || list_max(rf__high_ranks(rank))::VARCHAR
-                        || ' is above 2^63 - 1 (9223372036854775807), the largest rank')
-         WHEN count(rank) <> rf__distinct_ranks(rank)
-             THEN error(fn || ': a rank occurs twice in a group (' || count(rank)::VARCHAR
-                        || ' ranks, ' || rf__distinct_ranks(rank)::VARCHAR
-                        || ' distinct); ranks must be unique within a query')
-         ELSE true
-    END;
+    coalesce(error(fn || ': ' || rf__rank_problem(rank)), true);
+
+-- false for a grade column of a type whose values are all finite numbers (integers,
+-- decimals, booleans): a constant, folded when the query is planned, so that such a column
+-- costs the grade guard no work per row.
+CREATE OR REPLACE TEMP MACRO rf__inexact_grades(rel) AS
+    NOT (list_contains(['TINYINT[]', 'SMALLINT[]', 'INTEGER[]', 'BIGINT[]', 'HUGEINT[]',
+                        'UTINYINT[]', 'USMALLINT[]', 'UINTEGER[]', 'UBIGINT[]', 'UHUGEINT[]',
+                        'BOOLEAN[]', '"NULL"[]'], typeof([rel]))
+         OR starts_with(typeof([rel]), 'DECIMAL'));
+
+-- What is wrong with a group's grades (NULL when nothing): a NaN grade compares above every
+-- number in DuckDB (NaN >= 1 holds) and an infinite one has no gain, so a grade is NULL
+-- (unjudged) or finite. The largest grade that is not finite is named (NaN if any, else
+-- inf, else -inf): one aggregate, whose filter no valid row passes.
+CREATE OR REPLACE TEMP MACRO rf__grade_problem(rel) AS
+    'grade ' || (max(rel) FILTER (WHERE rf__inexact_grades(rel)
+                                        AND NOT isfinite(try_cast(rel AS DOUBLE))))::VARCHAR
+    || ' is not a finite number; a grade is a finite number, or NULL (unjudged)';
 
 -- The grade guard of every macro reading a grade column, evaluated once per group: true, or
--- an error naming the macro (docs/semantics.md#input-checks). A NaN grade compares above
--- every number in DuckDB (NaN >= 1 holds) and an infinite one has no gain, so a grade is
--- NULL (unjudged) or finite: the group's largest and smallest grades are. Its aggregates
--- are the same in every macro, computed once per SELECT.
+-- an error naming the macro (docs/semantics.md#input-checks).
 CREATE OR REPLACE TEMP MACRO rf__grades_ok(fn, rel) AS
-    CASE WHEN coalesce(isfinite(try_cast(max(rel) AS DOUBLE))
-                       AND isfinite(try_cast(min(rel) AS DOUBLE)), true)
-             THEN true
-         ELSE error(fn || ': grade '
-                    || CASE WHEN isfinite(try_cast(max(rel) AS DOUBLE)) THEN min(rel)::VARCHAR
-                            ELSE max(rel)::VARCHAR END
-                    || ' is not a finite number; a grade is a finite number, or NULL '
-                    || '(unjudged)')
-    END;
+    coalesce(error(fn || ': ' || rf__grade_problem(rel)), true);
 
 -- The guard of a macro reading grades and ranks: the ranks' (rf__ranks_ok), then the
--- grades' (rf__grades_ok).
+-- grades' (rf__grades_ok); true, or the first cause's error.
 CREATE OR REPLACE TEMP MACRO rf__rows_ok(fn, rel, rank) AS
-    CASE WHEN rf__ranks_ok(fn, rank) THEN rf__grades_ok(fn, rel) END;
+    coalesce(error(fn || ': ' || coalesce(rf__rank_problem(rank), rf__grade_problem(rel))),
+             true);
+
+-- A macro's value once its guard (true, or an error) holds: the guard is evaluated first
+-- (the left operand), and the value is not inside a CASE, so that DuckDB shares its parts
+-- with the other macros of the SELECT. 1.0 * x is x for every double.
+CREATE OR REPLACE TEMP MACRO rf__guarded(ok, value) AS
+    ok::INTEGER::DOUBLE * value;
 
 -- Row predicates and arithmetic.
 
@@ -327,7 +360,7 @@ CREATE OR REPLACE TEMP MACRO rf__best(rel, rank, gain, ideal, gains) AS
 
 -- The first k of a list (all when k is NULL or beyond its length).
 CREATE OR REPLACE TEMP MACRO rf__first(items, k) AS
-    list_slice(items, 1, least(coalesce(k, len(items)), len(items))::BIGINT);
+    list_slice(items, 1, coalesce(least(k, 4611686018427387904), 4611686018427387904)::BIGINT);
 
 -- The ideal DCG: the DCG of the first k positive gains best first (rf__best). Arguments
 -- already validated, as rf__dcg's.

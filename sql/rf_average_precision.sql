@@ -20,23 +20,23 @@
 --     => 0.747, 0.6042, 0.8056
 
 -- rf__average_precision_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_average_precision, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_average_precision, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_average_precision is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__average_precision_body(rel, rank, k, threshold, divisor, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_average_precision', k)
               AND rf__ok(rf__threshold('rf_average_precision', threshold))
               AND rf__ok(rf__choice('rf_average_precision', 'divisor', divisor,
-                                    ['relevant', 'min', 'found']))
-              AND ranks_ok THEN
-        rf__ratio(
-            coalesce(list_sum(list_transform(rf__relevant_ranks(rel, rank, k, threshold),
-                                             lambda r, j: j / r)), 0),
-            CASE divisor
-                WHEN 'relevant' THEN rf__relevant_count(rel, rank, threshold)
-                WHEN 'min' THEN least(rf__relevant_count(rel, rank, threshold),
-                                      coalesce(k, 9223372036854775807))
-                ELSE len(rf__relevant_ranks(rel, rank, k, threshold))
-            END)
+                                    ['relevant', 'min', 'found'])) THEN
+        rf__guarded(ranks_ok,
+            rf__ratio(
+                coalesce(list_sum(list_transform(rf__relevant_ranks(rel, rank, k, threshold),
+                                                 lambda r, j: j / r)), 0),
+                CASE divisor
+                    WHEN 'relevant' THEN rf__relevant_count(rel, rank, threshold)
+                    WHEN 'min' THEN least(rf__relevant_count(rel, rank, threshold),
+                                          coalesce(k, 9223372036854775807))
+                    ELSE len(rf__relevant_ranks(rel, rank, k, threshold))
+                END))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_average_precision(rel, rank, k := NULL, threshold := 1, divisor := 'relevant') AS
     rf__average_precision_body(rel, rank, k, threshold, divisor, true);

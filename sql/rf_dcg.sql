@@ -20,14 +20,14 @@
 --     => 11.3389
 
 -- rf__dcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_dcg, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_dcg, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_dcg is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__dcg_body(rel, rank, k, gain, gains, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_dcg', k)
               AND rf__ok(rf__choice('rf_dcg', 'gain', gain, ['linear', 'exponential']))
-              AND rf__ok_gains('rf_dcg', gains)
-              AND ranks_ok THEN
-        rf__dcg(rel, rank, k, gain, gains)
+              AND rf__ok_gains('rf_dcg', gains) THEN
+        rf__guarded(ranks_ok,
+            rf__dcg(rel, rank, k, gain, gains))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_dcg(rel, rank, k := NULL, gain := 'linear', gains := NULL) AS
     rf__dcg_body(rel, rank, k, gain, gains, true);

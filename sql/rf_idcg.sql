@@ -22,15 +22,15 @@
 --     => 13.6848
 
 -- rf__idcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_idcg, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_idcg, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_idcg is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__idcg_body(rel, rank, k, gain, ideal, gains, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_idcg', k)
               AND rf__ok(rf__choice('rf_idcg', 'gain', gain, ['linear', 'exponential']))
               AND rf__ok(rf__choice('rf_idcg', 'ideal', ideal, ['all', 'retrieved']))
-              AND rf__ok_gains('rf_idcg', gains)
-              AND ranks_ok THEN
-        rf__idcg(rel, rank, k, gain, ideal, gains)
+              AND rf__ok_gains('rf_idcg', gains) THEN
+        rf__guarded(ranks_ok,
+            rf__idcg(rel, rank, k, gain, ideal, gains))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_idcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
     rf__idcg_body(rel, rank, k, gain, ideal, gains, true);

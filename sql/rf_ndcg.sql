@@ -24,15 +24,15 @@
 --     => 0.8286
 
 -- rf__ndcg_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_ndcg, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_ndcg, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_ndcg is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__ndcg_body(rel, rank, k, gain, ideal, gains, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_ndcg', k)
               AND rf__ok(rf__choice('rf_ndcg', 'gain', gain, ['linear', 'exponential']))
               AND rf__ok(rf__choice('rf_ndcg', 'ideal', ideal, ['all', 'retrieved']))
-              AND rf__ok_gains('rf_ndcg', gains)
-              AND ranks_ok THEN
-        rf__ratio(rf__dcg(rel, rank, k, gain, gains), rf__idcg(rel, rank, k, gain, ideal, gains))
+              AND rf__ok_gains('rf_ndcg', gains) THEN
+        rf__guarded(ranks_ok,
+            rf__ratio(rf__dcg(rel, rank, k, gain, gains), rf__idcg(rel, rank, k, gain, ideal, gains)))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_ndcg(rel, rank, k := NULL, gain := 'linear', ideal := 'all', gains := NULL) AS
     rf__ndcg_body(rel, rank, k, gain, ideal, gains, true);

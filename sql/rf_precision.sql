@@ -15,13 +15,13 @@
 --     => 0.5, 0.3, 0.6
 
 -- rf__precision_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_precision, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_precision, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_precision is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__precision_body(rel, rank, k, threshold, divisor, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_precision', k) AND rf__ok(rf__threshold('rf_precision', threshold))
-              AND rf__ok(rf__choice('rf_precision', 'divisor', divisor, ['k', 'min']))
-              AND ranks_ok THEN
-        rf__precision(rel, rank, k, threshold, divisor)
+              AND rf__ok(rf__choice('rf_precision', 'divisor', divisor, ['k', 'min'])) THEN
+        rf__guarded(ranks_ok,
+            rf__precision(rel, rank, k, threshold, divisor))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_precision(rel, rank, k := NULL, threshold := 1, divisor := 'k') AS
     rf__precision_body(rel, rank, k, threshold, divisor, true);

@@ -11,12 +11,12 @@
 --     => 0.5, 0.75
 
 -- rf__recall_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_recall, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_recall, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_recall is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__recall_body(rel, rank, k, threshold, ranks_ok) AS
-    CASE WHEN rf__ok_k('rf_recall', k) AND rf__ok(rf__threshold('rf_recall', threshold))
-              AND ranks_ok THEN
-        rf__recall(rel, rank, k, threshold)
+    CASE WHEN rf__ok_k('rf_recall', k) AND rf__ok(rf__threshold('rf_recall', threshold)) THEN
+        rf__guarded(ranks_ok,
+            rf__recall(rel, rank, k, threshold))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_recall(rel, rank, k := NULL, threshold := 1) AS
     rf__recall_body(rel, rank, k, threshold, true);

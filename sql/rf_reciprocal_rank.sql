@@ -11,14 +11,14 @@
 --     => 0.3333, 0.0
 
 -- rf__reciprocal_rank_body: the macro once its arguments are checked and ranks_ok (the rank guard,
--- or true) holds, in that order; rf__unchecked_reciprocal_rank, without the rank guard, is for
+-- or true) holds, in that order (rf__guarded); rf__unchecked_reciprocal_rank, without the rank guard, is for
 -- tables checked already, as by rankframe.evaluate; rf_reciprocal_rank is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__reciprocal_rank_body(rel, rank, k, threshold, ranks_ok) AS
     CASE WHEN rf__ok_k('rf_reciprocal_rank', k)
-              AND rf__ok(rf__threshold('rf_reciprocal_rank', threshold))
-              AND ranks_ok THEN
-        coalesce(1 / (min(rank) FILTER (
-            WHERE rel >= threshold AND rf__in_top(rank, k)))::DOUBLE, 0::DOUBLE)
+              AND rf__ok(rf__threshold('rf_reciprocal_rank', threshold)) THEN
+        rf__guarded(ranks_ok,
+            coalesce(1 / (min(rank) FILTER (
+                WHERE rel >= threshold AND rf__in_top(rank, k)))::DOUBLE, 0::DOUBLE))
     END;
 CREATE OR REPLACE TEMP MACRO rf__unchecked_reciprocal_rank(rel, rank, k := NULL, threshold := 1) AS
     rf__reciprocal_rank_body(rel, rank, k, threshold, true);

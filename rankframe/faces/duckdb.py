@@ -194,8 +194,10 @@ def _registered(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pl.D
             connection.unregister(view)
 
 
-def _frame(rows: list[tuple[Any, ...]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
-    return pl.DataFrame(rows, schema=list(schema), orient="row").cast(pl.Schema(schema))
+def _fetched(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+    """A query's result as a Polars frame, column by column through the Arrow C stream
+    interface (no Python object per value, and no pyarrow)."""
+    return pl.DataFrame(relation)
 
 
 #: Key dtypes DuckDB cannot read from Polars: they go as their dense rank (same groups, same
@@ -311,10 +313,12 @@ class DuckDBFace(PolarsNative):
         view = f"__rankframe_judged_{uuid.uuid4().hex}"  # this call's: threads share a con
         with connection_for(connection, {m.metric.name for m in measures},
                             statements=2) as con, _registered(con, {view: table}):
-            rows = con.sql(f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}"
-                           ).fetchall()
+            relation = con.sql(f"SELECT {select} FROM {view} GROUP BY {group} ORDER BY {order}")
+            fetched = _fetched(relation)
         dtypes = {name: table.schema[name] for name in key_names}
-        result = _frame(rows, result_dtypes(dtypes, measures))
+        schema = result_dtypes(dtypes, measures)
+        result = fetched.rename(dict(zip(fetched.columns, schema, strict=True))).cast(
+            pl.Schema(schema))
         return _with_keys(result, frame, keys)
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
