@@ -51,8 +51,9 @@ def ild_category(category: IntoExpr = "category", k: int | None = None, *,
     0.6667
     """
     listed = col(category).filter(recommended(col(rank), k))
-    counts = listed.drop_nulls().unique_counts().cast(pl.Int64)
-    same = (counts * (counts - 1)).sum()
+    # sum_c n_c (n_c - 1) = sum_c n_c^2 - sum_c n_c: the counts are taken once.
+    categorized = listed.drop_nulls()
+    same = categorized.unique_counts().cast(pl.Int64).pow(2).sum() - categorized.len()
     return _one_minus_pair_mean(same, listed.len()).alias(label("ild_category", k))
 
 
