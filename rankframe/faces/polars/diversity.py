@@ -143,8 +143,8 @@ def serendipity(similarity: IntoExpr = "similarity", k: int | None = None, *,
 def ild_category_sorted(table: pl.DataFrame, query: str, category: str, rank: str,
                         k: int | None) -> pl.Series | None:
     """:func:`ild_category` of each query of a table sorted by its one query column, in the
-    query's order, from hashed counts of (query, category) cells rather than the builder's
-    value counts list by list (``rankframe.evaluate``'s path on the Polars face;
+    query's order, from the sorted (query, category) cells rather than the builder's value
+    counts list by list (``rankframe.evaluate``'s path on the Polars face;
     docs/architecture.md). None when the shape does not fit: a query column not flagged
     sorted, with NULLs or categories, or a category that is not an integer.
 
