@@ -19,7 +19,9 @@ Each measure is timed alone (best of ``--repeat``) and the four together, in two
              nDCG@10 there reads every row.
 
 Printed: seconds and the ratio to nDCG@10 of the same way (target: at most 3), and each
-engine's peak RSS (the table included). Quote ``uptime``'s load beside the numbers: the
+engine's peak RSS (the table included). ``--only "all four"`` times nDCG@10 and the named
+rows alone, so that the peak RSS of one measure's process can be set beside nDCG@10's
+(``--only ndcg@10``). Quote ``uptime``'s load beside the numbers: the
 machine is shared.
 """
 
@@ -115,20 +117,27 @@ def duckdb_expressions() -> dict[str, str]:
     }
 
 
-def child(engine: str, users: int, repeat: int) -> dict[str, Any]:
-    """Time every measure both ways on one engine, in this process."""
+def child(engine: str, users: int, repeat: int, only: list[str] | None = None
+          ) -> dict[str, Any]:
+    """Time every measure (or nDCG@10 and those ``only`` names) both ways on one engine, in
+    this process."""
     import rankframe as rf
 
     data = table(users)
     out: dict[str, Any] = {"rows": data.height, "table_mib": data.estimated_size("mb")}
     measures = {"ndcg@10": ["ndcg@10"], **{k: [v] for k, v in MEASURES.items()},
                 "all four": list(MEASURES.values())}
+
+    def chosen(rows: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in rows.items() if only is None or k in ("ndcg@10", *only)}
+
+    measures = chosen(measures)
     out["evaluate"] = {name: best(lambda m=m: rf.evaluate(data, m, query="user",
                                                           engine=engine), repeat)
                        for name, m in measures.items()}
     if engine == "polars":
         out["expression"] = {name: best(lambda f=f: f(data), repeat)
-                             for name, f in polars_expressions().items()}
+                             for name, f in chosen(polars_expressions()).items()}
     else:
         import duckdb
 
@@ -148,7 +157,7 @@ def child(engine: str, users: int, repeat: int) -> dict[str, Any]:
         out["expression"] = {
             name: best(lambda q=q: con.execute(
                 f"SELECT count(*) FROM ({q})").fetchall(), repeat)
-            for name, q in queries.items()}
+            for name, q in chosen(queries).items()}
     return out
 
 
@@ -157,16 +166,23 @@ def main() -> None:
     parser.add_argument("--users", default="100k", help="users (100k: 10M rows; 1M: 100M)")
     parser.add_argument("--engines", default="polars,duckdb")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", help="rows to time besides ndcg@10, comma-separated "
+                        "(coverage, gini, novelty, ild_category, all four)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     users = _users(args.users)
+    only = None if args.only is None else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(only or []) - {"ndcg@10", *MEASURES, "all four"})
+    if unknown:
+        parser.error(f"--only: unknown row {unknown[0]!r}")
     if args.child:
-        print(json.dumps(child(args.child, users, args.repeat)))
+        print(json.dumps(child(args.child, users, args.repeat, only)))
         return
     print(f"load before: {os.getloadavg()[0]:.2f}")
     for engine in args.engines.split(","):
+        extra = [] if args.only is None else ["--only", args.only]
         wall, rss, text = spawn([sys.executable, str(Path(__file__)), "--users", args.users,
-                                 "--repeat", str(args.repeat), "--child", engine])
+                                 "--repeat", str(args.repeat), "--child", engine, *extra])
         result = json.loads(text)
         print(f"\n{engine}: {result['rows']:,} rows, table {result['table_mib']:,.0f} MiB, "
               f"peak RSS {rss:,.0f} MiB, process {wall:.0f} s")

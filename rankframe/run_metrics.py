@@ -58,9 +58,13 @@ def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence
         per_query = per(frame, lists, keys)
     else:
         per_query = frame.select(keys).unique().sort(keys, nulls_last=False)
-    if RUN in by:
-        per_query = per_query.with_columns(pl.lit(0, dtype=pl.Int8).alias(RUN))
-    joined = per_query.join(per_run, on=by, how="left", nulls_equal=True)
+    if RUN in by:  # one run: its values are constants of every query (no join)
+        values = per_run.drop(RUN)
+        joined = per_query.with_columns(
+            pl.lit(values.get_column(c).first(), dtype=values.schema[c]).alias(c)
+            for c in values.columns)
+    else:
+        joined = per_query.join(per_run, on=by, how="left", nulls_equal=True)
     return joined.select(*keys, *(m.label for m in measures)).sort(keys, nulls_last=False)
 
 

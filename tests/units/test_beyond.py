@@ -183,3 +183,44 @@ def test_side_tables_take_the_recommendations_key_types() -> None:
     with pytest.raises(InputError, match="the training interactions table's 'docid' is String, "
                                          "the recommendations' item column Int64"):
         rf.evaluate(numbered, ["popularity"], query="user", catalog=rf.Catalog(train=named))
+
+
+@st.composite
+def sorted_category_tables(draw: st.DrawFn) -> pl.DataFrame:
+    """Lists sorted by their query (a gap in the ids, one query without a rank), ranks with
+    NULLs and repeats, integer categories with NULLs over a range that may start below 0."""
+    dtype = draw(st.sampled_from([pl.Int8, pl.Int64, pl.UInt16]))
+    low = 0 if dtype == pl.UInt16 else draw(st.integers(-3, 2))
+    category = st.one_of(st.none(), st.integers(low, low + draw(st.integers(0, 4))))
+    rank = st.one_of(st.none(), st.integers(1, 6))
+    rows = [(query, draw(rank), draw(category))
+            for query in draw(st.lists(st.integers(0, 9), min_size=1, max_size=5, unique=True))
+            for _ in range(draw(st.integers(1, 7)))]
+    table = pl.DataFrame(rows, schema={"user": pl.Int32, "rank": pl.Int64, "category": dtype},
+                         orient="row", strict=False)
+    return table.sort("user").with_columns(pl.col("user").set_sorted())
+
+
+@settings(max_examples=examples(share=0.5))
+@given(table=sorted_category_tables(), k=st.sampled_from([None, 1, 2, 3, 5]))
+def test_the_sorted_category_ild_is_the_builders(table: pl.DataFrame, k: int | None) -> None:
+    """The Polars face's path for ild_category over a table sorted by its query gives the
+    builder's values exactly, query by query, and rankframe.evaluate takes it."""
+    from rankframe.faces.polars.diversity import ild_category_sorted
+    from rankframe.faces.polars.expr import unguarded
+    from rankframe.faces.polars.face import _sorted_paths
+    from rankframe.measures import parse_all
+
+    want = table.group_by("user").agg(unguarded(rf.ild_category)("category", k).alias("v"))
+    got = ild_category_sorted(table, "user", "category", "rank", k)
+    assert got is not None
+    assert got.to_list() == want.sort("user").get_column("v").to_list()
+    measure = "ild_category" if k is None else f"ild_category@{k}"
+    parsed = parse_all([measure])
+    columns = {"category": "category", "rank": "rank"}
+    assert list(_sorted_paths(table, parsed, ["user"], columns)) == [parsed[0].label]
+    unsorted = table.with_columns(pl.col("user").cast(pl.String))  # no sorted flag
+    if unsorted.height > 1:  # (one row is flagged sorted)
+        assert _sorted_paths(unsorted, parsed, ["user"], columns) == {}
+    strings = table.with_columns(pl.col("category").cast(pl.String))
+    assert ild_category_sorted(strings, "user", "category", "rank", k) is None

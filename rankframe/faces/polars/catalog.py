@@ -104,11 +104,13 @@ def gini(item: IntoExpr = "item", k: int | None = None, *, rank: IntoExpr = "ran
     >>> recs.select(rf.gini("item", catalog=4)).item()
     0.625
     """
-    counts = item_counts(col(item), col(rank), k).sort().cast(pl.Float64)
-    m = counts.len().cast(pl.Float64)
+    listed = col(item).filter(recommended(col(rank), k)).drop_nulls()
+    # One pass over the counts (no common subexpression is shared in a group-by): with S_j
+    # the running sums of the ascending counts, sum_j (2j - N - 1) c_(j) = (N + 1) T - 2
+    # sum_j S_j (the never recommended items' zeros adding nothing to S), all integers.
+    running = item_counts(col(item), col(rank), k).sort().cum_sum().sum().cast(pl.Float64)
+    total = listed.len().cast(pl.Float64)
+    m = listed.n_unique().cast(pl.Float64)
     n = pl.lit(float(_required("gini", "catalog", catalog))) if over == "catalog" else m
-    # The j-th smallest of the m recommended items is the (N - m + j)-th of all N.
-    weights = 2.0 * pl.int_range(1, counts.len() + 1).cast(pl.Float64) + n - 2.0 * m - 1.0
-    total = counts.sum()
-    value = (weights * counts).sum() / (n * total)
+    value = ((n + 1.0) * total - 2.0 * running) / (n * total)
     return pl.when((total > 0) & (m <= n)).then(value).alias(label("gini", k))

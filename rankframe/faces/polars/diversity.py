@@ -51,8 +51,9 @@ def ild_category(category: IntoExpr = "category", k: int | None = None, *,
     0.6667
     """
     listed = col(category).filter(recommended(col(rank), k))
-    counts = listed.drop_nulls().unique_counts().cast(pl.Int64)
-    same = (counts * (counts - 1)).sum()
+    # sum_c n_c (n_c - 1) = sum_c n_c^2 - sum_c n_c: the counts are taken once.
+    categorized = listed.drop_nulls()
+    same = categorized.unique_counts().cast(pl.Int64).pow(2).sum() - categorized.len()
     return _one_minus_pair_mean(same, listed.len()).alias(label("ild_category", k))
 
 
@@ -136,3 +137,42 @@ def serendipity(similarity: IntoExpr = "similarity", k: int | None = None, *,
         unexpected = pl.when(expr.relevant(col(rel), threshold)).then(unexpected).otherwise(0.0)
     terms = unexpected.filter(recommended(col(rank), k) & sim.is_not_null())
     return terms.mean().alias(label("serendipity", k))
+
+
+
+def ild_category_sorted(table: pl.DataFrame, query: str, category: str, rank: str,
+                        k: int | None) -> pl.Series | None:
+    """:func:`ild_category` of each query of a table sorted by its one query column, in the
+    query's order, from the sorted (query, category) cells rather than the builder's value
+    counts list by list (``rankframe.evaluate``'s path on the Polars face;
+    docs/architecture.md). None when the shape does not fit: a query column not flagged
+    sorted, with NULLs or categories, or a category that is not an integer.
+
+    The i-th query and category c (an integer from lo) make the cell ``i * span + c - lo``;
+    ``n_ic`` its rows of rank <= k, ``same_i = sum_c n_ic (n_ic - 1)``, n_i the query's rows
+    of rank <= k (NULL categories among them), and the value ``1 - same_i / (n_i (n_i - 1))``
+    as the builder's."""
+    key, categories = table.get_column(query), table.get_column(category)
+    if (not key.flags["SORTED_ASC"] or key.null_count() or not categories.dtype.is_integer()
+            or isinstance(key.dtype, (pl.Enum, pl.Categorical))):
+        return None
+    lo, hi = categories.min(), categories.max()
+    low = 0 if lo is None else int(lo)  # type: ignore[arg-type]
+    span = 1 if hi is None else int(hi) - low + 1  # type: ignore[arg-type]
+    if table.height * span >= 2**62:  # a cell would not fit an Int64
+        return None
+    listed = recommended(pl.col(rank), k)
+    n = table.group_by(query).agg(expr.count(listed).alias("n")).sort(query).get_column("n")
+    cell = (pl.col(query).rle_id().cast(pl.Int64) * span
+            + pl.col(category).cast(pl.Int64) - low).alias("cell")
+    # The cells sorted: a run of equal cells is n_ic, its query i = cell // span (ascending).
+    runs = table.lazy().select(cell, listed.alias("listed")).filter(
+        pl.col("listed") & pl.col("cell").is_not_null()).select(
+        pl.col("cell").sort().rle()).unnest("cell")
+    alike = pl.col("len").cast(pl.Int64)
+    same = runs.group_by((pl.col("value") // span).set_sorted().alias("i")).agg(
+        (alike * (alike - 1)).sum().alias("same")).collect()
+    totals = pl.zeros(n.len(), pl.Int64, eager=True).scatter(same.get_column("i"),
+                                                             same.get_column("same"))
+    value = _one_minus_pair_mean(pl.col("same"), pl.col("n"))
+    return pl.DataFrame({"same": totals, "n": n}).select(value.alias(category)).get_column(category)

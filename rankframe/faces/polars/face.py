@@ -11,6 +11,7 @@ import polars as pl
 
 from rankframe.faces import polars as metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative
+from rankframe.faces.polars.diversity import ild_category_sorted
 from rankframe.faces.polars.expr import unguarded
 from rankframe.measures import Measure
 from rankframe.registry import Metric
@@ -40,14 +41,33 @@ def key_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl
             for k in keys]
 
 
+def _sorted_paths(judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
+                  keys: Sequence[str], columns: Mapping[str, str]) -> dict[str, pl.Series]:
+    """The values of the measures that have a path of their own over a table sorted by its
+    one query column (``ild_category``: :func:`rankframe.faces.polars.diversity.
+    ild_category_sorted`), by label, each in the query's order; the others are left to
+    the builders' group-by."""
+    if not isinstance(judged, pl.DataFrame) or len(keys) != 1:
+        return {}
+    direct = {}
+    for m in measures:
+        if m.metric.name == "ild_category":
+            values = ild_category_sorted(judged, keys[0], columns[m.metric.columns[0]],
+                                         columns["rank"], m.values.get("k"))
+            if values is not None:
+                direct[m.label] = values
+    return direct
+
+
 class PolarsFace(PolarsNative):
     name = "polars"
 
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
+        direct = _sorted_paths(judged, measures, keys, columns)
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
-                 for m in measures]
+                 for m in measures if m.label not in direct]
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
         rank = columns.get("rank", "")
         dtype = schema.get(rank)
@@ -62,7 +82,11 @@ class PolarsFace(PolarsNative):
         # read; benchmarks/headline.py); a LazyFrame (a scan, say): the streaming engine.
         engine: Literal["in-memory", "streaming"] = (
             "in-memory" if isinstance(judged, pl.DataFrame) else "streaming")
-        return lazy.collect(engine=engine)
+        result = lazy.collect(engine=engine)
+        if direct:  # the same queries in the same order: the key sorted, no NULL
+            result = result.with_columns(values.alias(label) for label, values in direct.items())
+            result = result.select(*keys, *(m.label for m in measures))
+        return result
 
     def judge(self, run: pl.DataFrame, qrels: pl.DataFrame, options: JudgeOptions
               ) -> pl.DataFrame | pl.LazyFrame:
