@@ -22,9 +22,12 @@ from tests.support.strategies import judged_tables
 #: Measures of every family reading (rel, rank): positive-rows measures alone (the cut
 #: applies), then with others (it does not).
 POSITIVE_ONLY = ["ndcg@10", "map", "P@10", "mrr", "recall@100", "ndcg", "dcg@5",
-                 "ndcg(gain=exponential)@5", "idcg@3", "cg@4", "Rprec"]
+                 "ndcg(gain=exponential)@5", "idcg@3", "cg@4", "Rprec", "map@5",
+                 "map(divisor=min)@3", "map(divisor=found)@4", "cg(gain=exponential)",
+                 "idcg(ideal=retrieved)@4", "dcg(gains=1:3;2:9)@5"]
 OTHERS = ["bpref", "num_ret", "infAP", "rbp@0.8", "err@5", "judged@10", "relstring@5",
-          "P(divisor=min)@5", "rbp_residual@0.5", "f1@5", "utility", "ndcg_rel", "rndcg"]
+          "P(divisor=min)@5", "rbp_residual@0.5", "f1@5", "utility", "ndcg_rel", "rndcg",
+          "ndcg(gains=0:1;2:9)@3"]
 ALL = POSITIVE_ONLY + OTHERS
 
 
@@ -74,6 +77,18 @@ def test_the_builders_values_in_a_group_by(table: pl.DataFrame, measures: list[s
 def test_a_single_query_in_select(table: pl.DataFrame) -> None:
     want = table.select(builders(ALL))
     assert_equal(table.select(rf.evaluate_expr(ALL)).unnest("measures"), want)
+
+
+@settings(max_examples=examples(share=0.5), deadline=None)
+@given(table=judged_tables(max_queries=6), measures=st.sampled_from([POSITIVE_ONLY, ALL]))
+def test_evaluate_over_sorted_rows_gives_the_builders_values(table: pl.DataFrame,
+                                                             measures: list[str]) -> None:
+    """``evaluate`` on rows sorted by the query runs the measures with a row form (nDCG, AP
+    ...) over the rows as they lie (``faces/polars/many.py``, ``evaluate_sorted``): the
+    builders' doubles in a group-by, in any row order of the input."""
+    want = table.group_by("qid").agg(builders(measures)).sort("qid")
+    for ordered in (table.sort("qid", "rank", nulls_last=True), table):
+        assert_equal(rf.evaluate(ordered, measures), want)
 
 
 def test_no_rows_gives_the_builders_values() -> None:

@@ -13,6 +13,7 @@ from rankframe.faces import polars as metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative
 from rankframe.faces.polars.diversity import ild_category_sorted
 from rankframe.faces.polars.expr import unguarded
+from rankframe.faces.polars.many import evaluate_sorted, has_row_form
 from rankframe.measures import Measure
 from rankframe.registry import Metric
 from rankframe.table.judge import judge
@@ -65,6 +66,12 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
+        if (isinstance(judged, pl.DataFrame) and len(keys) == 1 and judged.height
+                and judged.get_column(keys[0]).flags["SORTED_ASC"] and has_row_form(measures)
+                and not isinstance(judged.schema[keys[0]], pl.Enum)):
+            # Rows sorted by the query (evaluate flags them): a measure with a row form is
+            # computed over the rows as they lie, not a list per query (faces/polars/many.py).
+            return evaluate_sorted(judged, measures, keys[0], columns)
         direct = _sorted_paths(judged, measures, keys, columns)
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures if m.label not in direct]

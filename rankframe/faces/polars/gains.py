@@ -8,7 +8,7 @@ relevance threshold does not apply to gains (as in trec_eval).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -32,7 +32,13 @@ from rankframe.faces.polars.expr import (
     running_total,
     sequential_sum,
 )
-from rankframe.faces.polars.ordered import GainSum, gain_sum_kernel
+from rankframe.faces.polars.ordered import (
+    GainSum,
+    RowForm,
+    RowValue,
+    gain_sum_kernel,
+    gain_sums_of_rows,
+)
 from rankframe.registry import METRICS, validated
 
 Ideal = Literal["all", "retrieved"]
@@ -45,15 +51,36 @@ def _gain_sum(what: GainSum, rel: pl.Expr, rank: pl.Expr, k: int | None, kind: G
     per query, handed for every query at once to the kernel, which adds each query's terms
     in their order."""
     grades = rel.cast(pl.Float64)
-    keep = grades > 0
-    levels = [float(level) for level in dict(mapped or ())]
-    if levels:
-        keep = keep | grades.is_in(levels)
-    keep = keep.fill_null(False)
+    keep = _may_gain(grades, mapped)
     lists = pl.struct(rank.filter(keep).implode().alias("rank"),
                       grades.filter(keep).implode().alias("rel"))
     kernel = gain_sum_kernel(what, k, ideal, kind, mapped)
     return lists.map_batches(kernel, return_dtype=pl.Float64, is_elementwise=True)
+
+
+def _may_gain(grades: pl.Expr, mapped: GainPairs) -> pl.Expr:
+    """True for the rows that may have a gain: a grade > 0, or one the gain map lists."""
+    keep = grades > 0
+    levels = [float(level) for level in dict(mapped or ())]
+    if levels:
+        keep = keep | grades.is_in(levels)
+    return keep.fill_null(False)
+
+
+def gain_sum_of_rows(what: GainSum) -> RowForm:
+    """CG, DCG, the ideal DCG or nDCG at k (:func:`_gain_sum`) as a row form of
+    ``rf.evaluate_expr``: the same rows, handed to the kernel's own body
+    (:func:`~rankframe.faces.polars.ordered.gain_sums_of_rows`) without a list per query."""
+
+    def form(rows: pl.DataFrame, groups: int, values: Mapping[str, Any]) -> RowValue:
+        grades = pl.col("rel").cast(pl.Float64)
+        flat = rows.filter(_may_gain(grades, values.get("gains"))).select(
+            "q", pl.col("rank"), grades.alias("rel"))
+        return RowValue(gain_sums_of_rows(flat, groups, what, values.get("k"),
+                                          values.get("ideal", "all"), values["gain"],
+                                          values.get("gains")))
+
+    return form
 
 
 def ideal_dcg(rel: pl.Expr, rank: pl.Expr, k: int | None, kind: Gain, ideal: Ideal,

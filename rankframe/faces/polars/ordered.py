@@ -18,7 +18,7 @@ or per row; the sort is what a hand-written query sorts.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 import polars as pl
 
@@ -36,6 +36,20 @@ GainPairs: TypeAlias = "Mapping[int, float] | Sequence[tuple[int, float]] | None
 #: What a gain kernel returns for each query.
 GainSum = Literal["cg", "dcg", "idcg", "ndcg"]
 F64 = pl.Float64
+
+class RowValue(NamedTuple):
+    """A measure's value per query from its rows laid out flat (a row form of
+    ``rf.evaluate_expr``): ``per_query`` for queries 0 .. groups - 1, and ``finish``, the
+    builder's last step, an aggregate of a group-by over the rows taking that value as an
+    expression (None: the value is the measure's)."""
+
+    per_query: pl.Series
+    finish: Callable[[pl.Expr], pl.Expr] | None = None
+
+
+#: A row form: (rows with columns ``q``, ``rel``, ``rank``; the number of queries; the
+#: measure's checked parameter values) to its :class:`RowValue`.
+RowForm: TypeAlias = Callable[[pl.DataFrame, int, Mapping[str, Any]], RowValue]
 
 #: The kernels' plans run on the in-memory engine: their tables are small, already in memory.
 MEMORY: Final = "in-memory"
@@ -153,47 +167,61 @@ def gain_sum_kernel(what: GainSum, k: int | None, ideal: Literal["all", "retriev
 
     def run(batch: pl.Series) -> pl.Series:
         lists = batch.struct.unnest()
-        groups = len(batch)
         flat = lists.with_row_index("q").explode("rank", "rel").drop_nulls("rel")
         if lists.schema["rank"] == pl.List(pl.Null):  # an all-NULL rank: nothing retrieved
             flat = flat.with_columns(pl.col("rank").cast(pl.Int64))
-        entries = flat.with_columns(g=gain(pl.col("rel"), kind, mapped))
-        g, rank = pl.col("g"), pl.col("rank")
-        retrieved = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
-        sums: dict[str, pl.Series] = {}
-        if what == "cg":
-            counted = _rank_order(entries.filter(retrieved & (g > 0)))
-            sums["cg"] = _in_order_sums(counted.select("q", "i", t=g), groups)
-        if what in ("dcg", "ndcg"):
-            counted = _rank_order(entries.filter(retrieved & (g != 0)))
-            ranks = counted.get_column("rank")
-            low, top = (ranks.min(), ranks.max()) if ranks.dtype.is_integer() else (None, None)
-            sums["dcg"] = _in_order_sums(
-                counted.select("q", "i", t=g / _log2_of_next(rank, low, top)), groups)
-        if what in ("idcg", "ndcg"):
-            pool = entries.filter(g > 0)
-            if ideal == "retrieved":
-                pool = pool.filter(rank.is_not_null())
-            best = _best_first(pool).with_columns(i=_position()).collect(engine=MEMORY)
-            if k is not None:
-                best = best.filter(pl.col("i") <= k)
-            most = best.get_column("i").max() if best.height else 1
-            sums["idcg"] = _in_order_sums(
-                best.select("q", "i", t=g / _log2_of_next(pl.col("i"), 1, most)), groups)
-        if what == "ndcg":
-            dcg, idcg = sums["dcg"], sums["idcg"]
-            value = pl.select(pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)).to_series()
-        else:
-            value = sums[what]
-        return value.alias(batch.name)
+        return gain_sums_of_rows(flat, len(batch), what, k, ideal, kind, mapped).alias(
+            batch.name)
 
     return run
+
+
+def gain_sums_of_rows(flat: pl.DataFrame, groups: int, what: GainSum, k: int | None,
+                      ideal: Literal["all", "retrieved"], kind: Gain, mapped: GainPairs
+                      ) -> pl.Series:
+    """:func:`gain_sum_kernel`'s value for queries 0 .. ``groups`` - 1 from their rows laid
+    out flat, in any order: columns ``q`` (the query), ``rank`` (integer or NULL) and ``rel``
+    (Float64, no NULL) of the rows that may have a gain. The kernel's own body, which
+    ``rf.evaluate_expr`` calls on rows it holds flat already."""
+    entries = flat.with_columns(g=gain(pl.col("rel"), kind, mapped))
+    g, rank = pl.col("g"), pl.col("rank")
+    retrieved = rank.is_not_null() if k is None else rank.is_not_null() & (rank <= k)
+    sums: dict[str, pl.Series] = {}
+    if what == "cg":
+        counted = _rank_order(entries.filter(retrieved & (g > 0)))
+        sums["cg"] = _in_order_sums(counted.select("q", "i", t=g), groups)
+    if what in ("dcg", "ndcg"):
+        counted = _rank_order(entries.filter(retrieved & (g != 0)))
+        ranks = counted.get_column("rank")
+        low, top = (ranks.min(), ranks.max()) if ranks.dtype.is_integer() else (None, None)
+        sums["dcg"] = _in_order_sums(
+            counted.select("q", "i", t=g / _log2_of_next(rank, low, top)), groups)
+    if what in ("idcg", "ndcg"):
+        pool = entries.filter(g > 0)
+        if ideal == "retrieved":
+            pool = pool.filter(rank.is_not_null())
+        best = _best_first(pool).with_columns(i=_position()).collect(engine=MEMORY)
+        if k is not None:
+            best = best.filter(pl.col("i") <= k)
+        most = best.get_column("i").max() if best.height else 1
+        sums["idcg"] = _in_order_sums(
+            best.select("q", "i", t=g / _log2_of_next(pl.col("i"), 1, most)), groups)
+    if what == "ndcg":
+        dcg, idcg = sums["dcg"], sums["idcg"]
+        return pl.select(pl.when(idcg > 0).then(dcg / idcg).otherwise(0.0)).to_series()
+    return sums[what]
 
 
 def precision_sums(batch: pl.Series) -> pl.Series:
     """AP's sum, per query, over a Series of lists of the ranks of its relevant retrieved
     rows: j / r_j for the j-th smallest rank r_j, added in rank order."""
     ranks = batch.to_frame("rank").with_row_index("q").explode("rank").drop_nulls("rank")
+    return precision_sums_of_rows(ranks, len(batch)).alias(batch.name)
+
+
+def precision_sums_of_rows(ranks: pl.DataFrame, groups: int) -> pl.Series:
+    """:func:`precision_sums` for queries 0 .. ``groups`` - 1 from their relevant retrieved
+    rows laid out flat, in any order: columns ``q`` and ``rank`` (no NULL)."""
     ordered = _by_position(ranks, "rank")
     terms = ordered.select("q", "i", t=pl.col("i").cast(F64) / pl.col("rank").cast(F64))
-    return _in_order_sums(terms, len(batch)).alias(batch.name)
+    return _in_order_sums(terms, groups)

@@ -7,7 +7,8 @@ the j-th relevant retrieved row, ascending.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import polars as pl
 
@@ -28,7 +29,7 @@ from rankframe.faces.polars.expr import (
     sequential_sum,
     share,
 )
-from rankframe.faces.polars.ordered import precision_sums
+from rankframe.faces.polars.ordered import RowValue, precision_sums, precision_sums_of_rows
 from rankframe.registry import METRICS, validated
 
 APDivisor = Literal["relevant", "min", "found"]
@@ -85,6 +86,20 @@ def average_precision(rel: IntoExpr = "rel", k: int | None = None, *, rank: Into
     total = ranks.map_batches(precision_sums, return_dtype=pl.Float64, is_elementwise=True)
     found = count(hit) if divisor == "found" else None
     return _ap_value(total, rel_e, k, threshold, divisor, found)
+
+
+def average_precision_of_rows(rows: pl.DataFrame, groups: int, values: Mapping[str, Any]
+                              ) -> RowValue:
+    """:func:`average_precision` as a row form of ``rf.evaluate_expr``: the sum of j / r_j
+    by :func:`precision_sums_of_rows` over the same hit rows, without a list per query,
+    finished by the builder's own :func:`_ap_value`."""
+    k, threshold, divisor = values.get("k"), values["threshold"], values["divisor"]
+    rel, rank = pl.col("rel"), pl.col("rank")
+    hit = relevant(rel, threshold) & retrieved(rank, k)
+    hits = rows.filter(hit).select("q", "rank").drop_nulls("rank")
+    found = count(hit) if divisor == "found" else None
+    return RowValue(precision_sums_of_rows(hits, groups),
+                    lambda total: _ap_value(total, rel, k, threshold, divisor, found))
 
 
 def _ap_value(total: pl.Expr, rel: pl.Expr, k: int | None, threshold: float,
