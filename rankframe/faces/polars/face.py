@@ -4,35 +4,19 @@ streaming engine); ``judge`` is :func:`rankframe.table.judge.judge`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import polars as pl
 
-from rankframe.faces import polars as metrics
 from rankframe.faces.base import Face, JudgeOptions, PolarsNative
+from rankframe.faces.polars.built import builder, expression
 from rankframe.faces.polars.diversity import ild_category_sorted
-from rankframe.faces.polars.expr import unguarded
 from rankframe.faces.polars.many import evaluate_sorted, has_row_form
 from rankframe.measures import Measure
-from rankframe.registry import Metric
 from rankframe.table.judge import judge
 
-
-def builder(metric: Metric) -> Callable[..., pl.Expr]:
-    """The Polars builder of ``metric`` (``rankframe.ndcg`` for ``ndcg``)."""
-    built: Callable[..., pl.Expr] = getattr(metrics, metric.name)
-    return built
-
-
-def expression(metric: Metric, columns: Mapping[str, str], values: Mapping[str, Any], *,
-               checked: bool = False) -> pl.Expr:
-    """The metric's expression for these column names and parameter values (checked by
-    ``metric.validate``). With ``checked`` (the table has passed ``check_judged``), without
-    the rank guard that makes an invalid group NULL: it would repeat that check."""
-    args, kwargs = metric.arguments(columns, values)
-    built = unguarded(builder(metric)) if checked else builder(metric)
-    return built(*args, **kwargs)
+__all__ = ["FACE", "PolarsFace", "builder", "expression", "key_order"]
 
 
 def key_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:

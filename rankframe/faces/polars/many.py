@@ -113,7 +113,7 @@ class _Kernel:
     structs (each group's rows) to a Series of structs (each group's values)."""
 
     def __init__(self, parsed: list[Measure], roles: list[str]) -> None:
-        from rankframe.faces.polars.face import expression
+        from rankframe.faces.polars.built import expression
 
         self.roles = roles
         self.labels = [m.label for m in parsed]
