@@ -145,8 +145,6 @@ def check_against_oracle(face: Face, judged: pl.DataFrame, measures: Sequence[Me
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-# A failing batch of a cluster face is printed whole (a case names itself in the assertion).
-@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 def test_face_agrees_with_the_oracle(family: str, checked_face: Face, parity_log: ParityLog,
                                      con: duckdb.DuckDBPyConnection) -> None:
     metrics = [m for m in FAMILIES[family] if supports(checked_face, m)]
