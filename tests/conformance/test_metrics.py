@@ -16,7 +16,6 @@ registered in ``rankframe.registry`` with its family.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,10 +32,8 @@ from rankframe.measures import Measure
 from rankframe.registry import METRICS, Metric
 from tests.conftest import ParityLog
 from tests.support.faces import (
-    Case,
     disagreements,
     evaluate,
-    evaluate_batch,
     evaluate_builders,
     evaluate_macros,
     examples,
@@ -67,53 +64,32 @@ ROUTES: dict[str, dict[str, Route]] = {
 DEFAULT_ROUTES: dict[str, Route] = {"evaluate": lambda face, t, ms, con: evaluate(face, t, ms)}
 
 
-def spark_typed(table: pl.DataFrame) -> pl.DataFrame:
-    """The table with Spark's own column types: ranks as int, whole grades as long."""
+def spark_typed_ansi(face: Face, table: pl.DataFrame, measures: Sequence[Measure],
+                     con: duckdb.DuckDBPyConnection) -> Results:
+    """Spark with its own column types (whole grades as long, ranks as int) under ANSI mode,
+    where an overflow or a bad cast is an error instead of NULL."""
+    from pyspark.sql import SparkSession
+
     casts = [pl.col(c).cast(pl.Int32) for c in ("rank", "tie_first", "tie_size")
              if c in table.columns]
     if "rel" in table.columns:
         grades = table["rel"].drop_nulls()
         if bool((grades == grades.floor()).all()):
             casts.append(pl.col("rel").cast(pl.Int64))
-    return table.with_columns(casts)
-
-
-def spark_typed_ansi(face: Face, cases: Sequence[Case], con: duckdb.DuckDBPyConnection
-                     ) -> list[Results]:
-    """Spark with its own column types (:func:`spark_typed`) under ANSI mode, where an
-    overflow or a bad cast is an error instead of NULL."""
-    from pyspark.sql import SparkSession
-
     conf = SparkSession.builder.getOrCreate().conf
     conf.set("spark.sql.ansi.enabled", "true")
     try:
-        return evaluate_batch(face, [(spark_typed(t), ms) for t, ms in cases])
+        return evaluate(face, table.with_columns(casts), measures)
     finally:
         conf.unset("spark.sql.ansi.enabled")
 
 
-#: The ways a face is reached, over a batch of cases (each a table and its measures): for a
-#: cluster face one job evaluates them all (:func:`evaluate_batch`); the others take each
-#: case by one of their routes.
-BatchRoute = Callable[[Face, Sequence[Case], duckdb.DuckDBPyConnection], list[Results]]
-BATCH_ROUTES: dict[str, dict[str, BatchRoute]] = {
-    "spark": {"evaluate": lambda face, cases, con: evaluate_batch(face, cases),
-              "own column types, ANSI mode": spark_typed_ansi},
-}
-#: The cases a hypothesis example of a face of :data:`BATCH_ROUTES` draws: its examples are
-#: that many times fewer, its cases as many (or more).
-CASES_PER_EXAMPLE = {"spark": 4}
+ROUTES["spark"] = {"evaluate": DEFAULT_ROUTES["evaluate"],
+                   "own column types, ANSI mode": spark_typed_ansi}
 
 
-def one_at_a_time(route: Route) -> BatchRoute:
-    return lambda face, cases, con: [route(face, t, ms, con) for t, ms in cases]
-
-
-def routes(face: Face) -> dict[str, BatchRoute]:
-    if face.name in BATCH_ROUTES:
-        return BATCH_ROUTES[face.name]
-    return {how: one_at_a_time(route) for how, route in ROUTES.get(face.name,
-                                                                    DEFAULT_ROUTES).items()}
+def routes(face: Face) -> dict[str, Route]:
+    return ROUTES.get(face.name, DEFAULT_ROUTES)
 
 
 @st.composite
@@ -153,21 +129,15 @@ def test_face_agrees_with_the_oracle(family: str, checked_face: Face, parity_log
     ways = routes(checked_face)
 
     most = tables_per_example(checked_face)  # fewer examples, more tables each
-    per_example = CASES_PER_EXAMPLE.get(checked_face.name, 1)
-    case = st.tuples(st.lists(tables_for(metrics[0]), min_size=1, max_size=most).map(stacked),
-                     family_measures(metrics, 3 if checked_face.role == "cluster" else 2),
-                     st.booleans())
 
-    @settings(max_examples=math.ceil(examples(checked_face, share=1.5) / per_example))
-    @given(cases=st.lists(case, min_size=per_example, max_size=per_example),
-           how=st.sampled_from(sorted(ways)))
-    def check(cases: list[tuple[pl.DataFrame, list[Measure], bool]], how: str) -> None:
-        batch = [(in_rank_order(judged) if sort else judged, measures)
-                 for judged, measures, sort in cases]
-        got = ways[how](checked_face, batch, con)
-        for k, (table, measures) in enumerate(batch):
-            where = how if per_example == 1 else f"{how}, case {k} of {per_example}"
-            check_against_oracle(checked_face, table, measures, got[k], parity_log, where)
+    @settings(max_examples=examples(checked_face, share=1.5))
+    @given(judged=st.lists(tables_for(metrics[0]), min_size=1, max_size=most).map(stacked),
+           measures=family_measures(metrics, 3 if checked_face.role == "cluster" else 2),
+           how=st.sampled_from(sorted(ways)), sort=st.booleans())
+    def check(judged: pl.DataFrame, measures: list[Measure], how: str, sort: bool) -> None:
+        table = in_rank_order(judged) if sort else judged
+        got = ways[how](checked_face, table, measures, con)
+        check_against_oracle(checked_face, table, measures, got, parity_log, how)
 
     check()
 

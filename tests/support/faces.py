@@ -69,39 +69,6 @@ def evaluate(face: Face, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence
     return {m.label: dict(zip(keys, result[m.label].to_list(), strict=True)) for m in measures}
 
 
-#: A case of a batched evaluation: a judged table and the measures to evaluate over it.
-Case = tuple[pl.DataFrame, Sequence[Measure]]
-
-
-def evaluate_batch(face: Face, cases: Sequence[Case]) -> list[dict[str, dict[Any, Any]]]:
-    """Each case's measures over its own table, as :func:`evaluate` gives them, from one job
-    of a cluster face: each case goes through the face's ``evaluate`` on its own table (its
-    measures relabelled ``c<k>_<label>``, a literal column ``__case`` = k added), the
-    results are unioned by name (a case's rows hold NULL in the other cases' columns) and
-    collected once. A Spark job costs about a second however small its tables; building a
-    case's aggregate costs a fraction of that."""
-    from pyspark.sql import functions as F
-
-    parts = []
-    for k, (judged, measures) in enumerate(cases):
-        read = list(dict.fromkeys(["qid", *(COLUMNS[c] for m in measures
-                                            for c in m.metric.columns)]))
-        tagged = [Measure(f"c{k}_{m.label}", m.metric, m.values, m.summary) for m in measures]
-        result = face.evaluate(face.native(judged.select(read)), tagged, ["qid"], COLUMNS)
-        parts.append(result.withColumn("__case", F.lit(k)))
-    union = parts[0]
-    for part in parts[1:]:
-        union = union.unionByName(part, allowMissingColumns=True)
-    collected = face.to_polars(union)
-    results = []
-    for k, (_, measures) in enumerate(cases):
-        rows = collected.filter(pl.col("__case") == k)
-        keys = rows["qid"].to_list()
-        results.append({m.label: dict(zip(keys, rows[f"c{k}_{m.label}"].to_list(), strict=True))
-                        for m in measures})
-    return results
-
-
 def evaluate_builders(judged: pl.DataFrame, measures: Sequence[Measure]
                       ) -> dict[str, dict[Any, Any]]:
     """The measures as a user writes them: the (guarded) Polars builders in an eager
