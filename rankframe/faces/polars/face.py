@@ -26,18 +26,32 @@ def key_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl
             for k in keys]
 
 
+def _sorted_key(judged: pl.DataFrame | pl.LazyFrame, keys: Sequence[str]) -> str | None:
+    """The one query column of a table in memory that ``evaluate`` flagged sorted by it
+    (not an Enum, whose rows come out in its text's order), or None: the condition of the
+    sorted paths."""
+    if not isinstance(judged, pl.DataFrame) or len(keys) != 1 or not judged.height:
+        return None
+    key = keys[0]
+    if not judged.get_column(key).flags["SORTED_ASC"] or isinstance(judged.schema[key], pl.Enum):
+        return None
+    return key
+
+
 def _sorted_paths(judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                   keys: Sequence[str], columns: Mapping[str, str]) -> dict[str, pl.Series]:
     """The values of the measures that have a path of their own over a table sorted by its
     one query column (``ild_category``: :func:`rankframe.faces.polars.diversity.
     ild_category_sorted`), by label, each in the query's order; the others are left to
     the builders' group-by."""
-    if not isinstance(judged, pl.DataFrame) or len(keys) != 1:
+    key = _sorted_key(judged, keys)
+    if key is None:
         return {}
+    assert isinstance(judged, pl.DataFrame)
     direct = {}
     for m in measures:
         if m.metric.name == "ild_category":
-            values = ild_category_sorted(judged, keys[0], columns[m.metric.columns[0]],
+            values = ild_category_sorted(judged, key, columns[m.metric.columns[0]],
                                          columns["rank"], m.values.get("k"))
             if values is not None:
                 direct[m.label] = values
@@ -50,12 +64,12 @@ class PolarsFace(PolarsNative):
     def evaluate(self, judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measure],
                  keys: Sequence[str], columns: Mapping[str, str], *,
                  connection: Any = None) -> pl.DataFrame:
-        if (isinstance(judged, pl.DataFrame) and len(keys) == 1 and judged.height
-                and judged.get_column(keys[0]).flags["SORTED_ASC"] and has_row_form(measures)
-                and not isinstance(judged.schema[keys[0]], pl.Enum)):
+        key = _sorted_key(judged, keys)
+        if key is not None and has_row_form(measures):
             # Rows sorted by the query (evaluate flags them): a measure with a row form is
             # computed over the rows as they lie, not a list per query (faces/polars/many.py).
-            return evaluate_sorted(judged, measures, keys[0], columns)
+            assert isinstance(judged, pl.DataFrame)
+            return evaluate_sorted(judged, measures, key, columns)
         direct = _sorted_paths(judged, measures, keys, columns)
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures if m.label not in direct]
