@@ -28,8 +28,10 @@ def _required(name: str, what: str, value: int | None) -> int:
 
 def item_counts(item: pl.Expr, rank: pl.Expr, k: int | None) -> pl.Expr:
     """The number of recommended rows of each distinct item of the group (NULL items left
-    out), in no particular order."""
-    return item.filter(recommended(rank, k)).drop_nulls().unique_counts()
+    out), in the items' order: the lengths of the runs of the group's items sorted. The
+    group of a run metric is a whole run, where one sort measured cheaper than hashing
+    every row (benchmarks/README.md, "Beyond accuracy at scale")."""
+    return item.filter(recommended(rank, k)).drop_nulls().sort().rle().struct.field("len")
 
 
 @validated(METRICS["coverage"])

@@ -22,6 +22,7 @@ from rankframe.faces.polars.beyond import (
 )
 from rankframe.faces.polars.expr import IntoExpr, col, label, rank_guarded
 from rankframe.registry import METRICS, validated
+from rankframe.table.series import changes
 
 
 def _one_minus_pair_mean(pair_total: pl.Expr, n: pl.Expr) -> pl.Expr:
@@ -148,31 +149,35 @@ def ild_category_sorted(table: pl.DataFrame, query: str, category: str, rank: st
     docs/architecture.md). None when the shape does not fit: a query column not flagged
     sorted, with NULLs or categories, or a category that is not an integer.
 
-    The i-th query and category c (an integer from lo) make the cell ``i * span + c - lo``;
-    ``n_ic`` its rows of rank <= k, ``same_i = sum_c n_ic (n_ic - 1)``, n_i the query's rows
-    of rank <= k (NULL categories among them), and the value ``1 - same_i / (n_i (n_i - 1))``
-    as the builder's."""
+    The i-th query and category c (an integer from lo to hi) make the cell ``i * span + c -
+    lo``, a NULL category the cell ``i * span + span - 1`` (span = hi - lo + 2); a run of
+    equal cells among the rows of rank <= k is ``n_ic``, its query i = cell // span. Then
+    ``n_i`` is the sum of the query's runs, ``same_i = sum_c n_ic (n_ic - 1)`` over its
+    non-NULL cells, and the value ``1 - same_i / (n_i (n_i - 1))`` as the builder's."""
     key, categories = table.get_column(query), table.get_column(category)
     if (not key.flags["SORTED_ASC"] or key.null_count() or not categories.dtype.is_integer()
             or isinstance(key.dtype, (pl.Enum, pl.Categorical))):
         return None
     lo, hi = categories.min(), categories.max()
     low = 0 if lo is None else int(lo)  # type: ignore[arg-type]
-    span = 1 if hi is None else int(hi) - low + 1  # type: ignore[arg-type]
-    if table.height * span >= 2**62:  # a cell would not fit an Int64
+    span = 2 if hi is None else int(hi) - low + 2  # type: ignore[arg-type]
+    queries = int(changes(key).sum())
+    if queries * span >= 2**62:  # a cell would not fit an Int64
         return None
-    listed = recommended(pl.col(rank), k)
-    n = table.group_by(query).agg(expr.count(listed).alias("n")).sort(query).get_column("n")
-    cell = (pl.col(query).rle_id().cast(pl.Int64) * span
-            + pl.col(category).cast(pl.Int64) - low).alias("cell")
-    # The cells sorted: a run of equal cells is n_ic, its query i = cell // span (ascending).
-    runs = table.lazy().select(cell, listed.alias("listed")).filter(
-        pl.col("listed") & pl.col("cell").is_not_null()).select(
-        pl.col("cell").sort().rle()).unnest("cell")
+    in_query = (pl.col(category).cast(pl.Int64) - low).fill_null(span - 1)
+    cell = (pl.col(query).rle_id().cast(pl.Int64) * span + in_query).alias("cell")
+    runs = table.lazy().select(cell, recommended(pl.col(rank), k).alias("listed")).filter(
+        "listed").select(pl.col("cell").sort().rle()).unnest("cell")
+    # Each query's sums from the running sums over its runs (sorted by query): their steps
+    # at its last run, cheaper than a group-by of the runs.
+    i = pl.col("value") // span
     alike = pl.col("len").cast(pl.Int64)
-    same = runs.group_by((pl.col("value") // span).set_sorted().alias("i")).agg(
-        (alike * (alike - 1)).sum().alias("same")).collect()
-    totals = pl.zeros(n.len(), pl.Int64, eager=True).scatter(same.get_column("i"),
-                                                             same.get_column("same"))
+    same = alike * (alike - 1) * (pl.col("value") % span != span - 1)
+    ends = runs.select(i.alias("i"), alike.cum_sum().alias("n"), same.cum_sum().alias("same"),
+                       (i != i.shift(-1)).fill_null(True).alias("last")).filter("last")
+    per_query = ends.select("i", *(pl.col(c) - pl.col(c).shift(1, fill_value=0)
+                                   for c in ("n", "same"))).collect()
+    counts = pl.DataFrame({name: pl.zeros(queries, pl.Int64, eager=True).scatter(
+        per_query.get_column("i"), per_query.get_column(name)) for name in ("same", "n")})
     value = _one_minus_pair_mean(pl.col("same"), pl.col("n"))
-    return pl.DataFrame({"same": totals, "n": n}).select(value.alias(category)).get_column(category)
+    return counts.select(value.alias(category)).get_column(category)

@@ -58,6 +58,40 @@ def _sorted_paths(judged: pl.DataFrame | pl.LazyFrame, measures: Sequence[Measur
     return direct
 
 
+def _int64_ranks(judged: pl.DataFrame | pl.LazyFrame, columns: Mapping[str, str]
+                 ) -> pl.DataFrame | pl.LazyFrame:
+    """``judged`` with an integer rank column (or an all-NULL one) cast to Int64: no valid
+    rank overflows Int64 when a metric adds to it (UInt8 255 + 1 is 0 in its own dtype;
+    ``check_judged`` refused ranks above the largest Int64), and the Null dtype is typed."""
+    schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
+    rank = columns.get("rank", "")
+    dtype = schema.get(rank)
+    if dtype is not None and (dtype.is_integer() or dtype == pl.Null) and dtype != pl.Int64:
+        return judged.with_columns(pl.col(rank).cast(pl.Int64))
+    return judged
+
+
+def _one_value(judged: pl.DataFrame | pl.LazyFrame, key: str) -> bool:
+    """True for a table in memory whose column ``key``, flagged sorted, holds one value
+    (its first and last equal, not NULL)."""
+    if not isinstance(judged, pl.DataFrame):
+        return False
+    column = judged.get_column(key)
+    first, last = column.head(1), column.tail(1)
+    return first.null_count() == 0 and first.equals(last, check_names=False)
+
+
+def _one_run(judged: pl.DataFrame, key: str, measures: Sequence[Measure],
+             columns: Mapping[str, str]) -> pl.DataFrame:
+    """The run metrics ``measures`` of a table in memory whose sorted query column holds one
+    value (``rankframe.evaluate``'s one run): the builders' aggregates in a ``select`` over
+    the whole table, their documented shape, where a group-by of one group would run each
+    aggregate in a group's context (a sort there is single-threaded)."""
+    exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
+             for m in measures]
+    return judged.select(pl.lit(judged.get_column(key).head(1)).alias(key), *exprs)
+
+
 class PolarsFace(PolarsNative):
     name = "polars"
 
@@ -70,17 +104,15 @@ class PolarsFace(PolarsNative):
             # computed over the rows as they lie, not a list per query (faces/polars/many.py).
             assert isinstance(judged, pl.DataFrame)
             return evaluate_sorted(judged, measures, key, columns)
+        judged = _int64_ranks(judged, columns)
+        if (key is not None and all(m.metric.scope == "run" for m in measures)
+                and _one_value(judged, key)):
+            assert isinstance(judged, pl.DataFrame)
+            return _one_run(judged, key, measures, columns)
         direct = _sorted_paths(judged, measures, keys, columns)
         exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
                  for m in measures if m.label not in direct]
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
-        rank = columns.get("rank", "")
-        dtype = schema.get(rank)
-        if dtype is not None and (dtype.is_integer() or dtype == pl.Null) and dtype != pl.Int64:
-            # No valid rank overflows Int64 when a metric adds to it (UInt8 255 + 1 is 0
-            # in its own dtype; check_judged refused ranks above the largest Int64), and an
-            # all-NULL column (dtype Null) is typed.
-            judged = judged.with_columns(pl.col(rank).cast(pl.Int64))
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(key_order(schema, keys),
                                                             nulls_last=False)
         # A table in memory: the in-memory engine (no streaming set-up for a table already
