@@ -18,7 +18,7 @@
 -- by rankframe.evaluate); rf_coverage is the guarded macro.
 CREATE OR REPLACE TEMP MACRO rf__unchecked_coverage(item, rank, k := NULL, catalog := NULL) AS
     CASE WHEN rf__ok_k('rf_coverage', k) THEN
-        count(DISTINCT item) FILTER (WHERE rf__in_top(rank, k))::DOUBLE
+        count(DISTINCT rf__in_top_value(item, rank, k))::DOUBLE
             / rf__size('rf_coverage', 'catalog', catalog)
     END;
 CREATE OR REPLACE TEMP MACRO rf_coverage(item, rank, k := NULL, catalog := NULL) AS

@@ -27,7 +27,7 @@ CREATE OR REPLACE TEMP MACRO rf__unchecked_entropy(item, rank, k := NULL, log :=
     CASE WHEN rf__ok_k('rf_entropy', k)
               AND rf__ok(rf__choice('rf_entropy', 'log', log, ['log2', 'ln']))
               AND rf__ok(rf__choice('rf_entropy', 'divisor', divisor, ['none', 'items'])) THEN
-        rf__entropy_of(map_values(histogram(item) FILTER (WHERE rf__in_top(rank, k))), log, divisor)
+        rf__entropy_of(map_values(histogram(rf__in_top_value(item, rank, k))), log, divisor)
     END;
 CREATE OR REPLACE TEMP MACRO rf_entropy(item, rank, k := NULL, log := 'log2', divisor := 'none') AS
     CASE WHEN rf__whole_ranks('rf_entropy', rank) THEN

@@ -29,9 +29,9 @@ CREATE OR REPLACE TEMP MACRO rf__gini_of(counts, n) AS
 CREATE OR REPLACE TEMP MACRO rf__unchecked_gini(item, rank, k := NULL, over := 'catalog', catalog := NULL) AS
     CASE WHEN rf__ok_k('rf_gini', k)
               AND rf__ok(rf__choice('rf_gini', 'over', over, ['catalog', 'recommended'])) THEN
-        rf__gini_of(list_sort(map_values(histogram(item) FILTER (WHERE rf__in_top(rank, k)))),
+        rf__gini_of(list_sort(map_values(histogram(rf__in_top_value(item, rank, k)))),
                     CASE WHEN over = 'catalog' THEN rf__size('rf_gini', 'catalog', catalog)
-                         ELSE count(DISTINCT item) FILTER (WHERE rf__in_top(rank, k)) END)
+                         ELSE len(map_values(histogram(rf__in_top_value(item, rank, k)))) END)
     END;
 CREATE OR REPLACE TEMP MACRO rf_gini(item, rank, k := NULL, over := 'catalog', catalog := NULL) AS
     CASE WHEN rf__whole_ranks('rf_gini', rank) THEN
