@@ -133,6 +133,41 @@ def test_a_run_measure_over_one_query_column_is_the_whole_tables() -> None:
     assert got["coverage(catalog=10)"].unique().to_list() == [whole]
 
 
+@settings(max_examples=examples(share=0.5))
+@given(items=st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 6)),
+                                st.one_of(st.none(), st.integers(1, 4))), min_size=1,
+                      max_size=30),
+       strings=st.booleans(), k=st.sampled_from([None, 1, 2, 3]))
+def test_one_runs_run_metrics_in_a_select_are_the_group_bys(
+        items: list[tuple[int | None, int | None]], strings: bool, k: int | None) -> None:
+    """The Polars face evaluates one run's run metrics in a select (faces/polars/face.py,
+    _one_run), with the items counted from their sorted runs: exactly the builders' values
+    in a group-by of the run, for integer and string items, NULL items and ranks."""
+    from rankframe.faces.polars.expr import unguarded
+    from rankframe.faces.polars.face import FACE, _one_value
+    from rankframe.measures import parse_all
+
+    table = pl.DataFrame(items, schema={"item": pl.Int64, "rank": pl.UInt8}, orient="row")
+    if strings:
+        table = table.with_columns(pl.col("item").cast(pl.String))
+    table = table.with_columns(pl.lit(0, dtype=pl.Int8).alias("run"))
+    at = "" if k is None else f"@{k}"
+    measures = parse_all([f"coverage(catalog=9){at}", f"gini(catalog=9){at}",
+                          f"gini(over=recommended){at}", f"entropy{at}",
+                          f"entropy(log=ln,divisor=items){at}"])
+    assert _one_value(table, "run")
+    columns = {"item": "item", "rank": "rank"}
+    got = FACE.evaluate(table, measures, ["run"], columns)
+    builders = [unguarded(rf.coverage)("item", k, catalog=9),
+                unguarded(rf.gini)("item", k, catalog=9),
+                unguarded(rf.gini)("item", k, over="recommended"),
+                unguarded(rf.entropy)("item", k),
+                unguarded(rf.entropy)("item", k, log="ln", divisor="items")]
+    want = table.with_columns(pl.col("rank").cast(pl.Int64)).group_by("run").agg(
+        b.alias(m.label) for b, m in zip(builders, measures, strict=True))
+    assert got.rows() == want.rows()
+
+
 # --- errors ------------------------------------------------------------------------------
 
 RECS = pl.DataFrame({"user": ["u1", "u1"], "docid": ["a", "b"], "rank": [1, 2]})
