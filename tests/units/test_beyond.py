@@ -155,7 +155,7 @@ def test_one_runs_run_metrics_in_a_select_are_the_group_bys(
     measures = parse_all([f"coverage(catalog=9){at}", f"gini(catalog=9){at}",
                           f"gini(over=recommended){at}", f"entropy{at}",
                           f"entropy(log=ln,divisor=items){at}"])
-    assert _one_value(table, "run")
+    assert _one_value(table.get_column("run"))
     columns = {"item": "item", "rank": "rank"}
     got = FACE.evaluate(table, measures, ["run"], columns)
     builders = [unguarded(rf.coverage)("item", k, catalog=9),

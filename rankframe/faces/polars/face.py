@@ -71,12 +71,9 @@ def _int64_ranks(judged: pl.DataFrame | pl.LazyFrame, columns: Mapping[str, str]
     return judged
 
 
-def _one_value(judged: pl.DataFrame | pl.LazyFrame, key: str) -> bool:
-    """True for a table in memory whose column ``key``, flagged sorted, holds one value
-    (its first and last equal, not NULL)."""
-    if not isinstance(judged, pl.DataFrame):
-        return False
-    column = judged.get_column(key)
+def _one_value(column: pl.Series) -> bool:
+    """True for a column flagged sorted that holds one value (its first and last equal, not
+    NULL)."""
     first, last = column.head(1), column.tail(1)
     return first.null_count() == 0 and first.equals(last, check_names=False)
 
@@ -87,9 +84,16 @@ def _one_run(judged: pl.DataFrame, key: str, measures: Sequence[Measure],
     value (``rankframe.evaluate``'s one run): the builders' aggregates in a ``select`` over
     the whole table, their documented shape, where a group-by of one group would run each
     aggregate in a group's context (a sort there is single-threaded)."""
-    exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
-             for m in measures]
-    return judged.select(pl.lit(judged.get_column(key).head(1)).alias(key), *exprs)
+    return judged.select(pl.lit(judged.get_column(key).head(1)).alias(key),
+                         *_expressions(measures, columns))
+
+
+def _expressions(measures: Sequence[Measure], columns: Mapping[str, str],
+                 leave: Mapping[str, pl.Series] | None = None) -> list[pl.Expr]:
+    """The unguarded builders' expressions of ``measures`` (the table is checked), named by
+    label, but for those whose values ``leave`` holds already."""
+    return [expression(m.metric, columns, m.values, checked=True).alias(m.label)
+            for m in measures if not leave or m.label not in leave]
 
 
 class PolarsFace(PolarsNative):
@@ -105,13 +109,12 @@ class PolarsFace(PolarsNative):
             assert isinstance(judged, pl.DataFrame)
             return evaluate_sorted(judged, measures, key, columns)
         judged = _int64_ranks(judged, columns)
-        if (key is not None and all(m.metric.scope == "run" for m in measures)
-                and _one_value(judged, key)):
+        if key is not None and all(m.metric.scope == "run" for m in measures):
             assert isinstance(judged, pl.DataFrame)
-            return _one_run(judged, key, measures, columns)
+            if _one_value(judged.get_column(key)):
+                return _one_run(judged, key, measures, columns)
         direct = _sorted_paths(judged, measures, keys, columns)
-        exprs = [expression(m.metric, columns, m.values, checked=True).alias(m.label)
-                 for m in measures if m.label not in direct]
+        exprs = _expressions(measures, columns, direct)
         schema = judged.schema if isinstance(judged, pl.DataFrame) else judged.collect_schema()
         lazy = judged.lazy().group_by(keys).agg(exprs).sort(key_order(schema, keys),
                                                             nulls_last=False)
